@@ -1,0 +1,180 @@
+package kg
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"time"
+)
+
+// ErrRejected marks an item-level failure: one source, chunk or triplet that
+// cannot be used. The runner counts it, records it in the run report and goes
+// on; any other error stops the run.
+var ErrRejected = errors.New("rejected")
+
+// ID returns a deterministic identifier for the given parts: the first 16 bytes
+// of the SHA-256 of the parts joined by a unit separator, in hex.
+func ID(parts ...string) string {
+	h := sha256.New()
+	for i, p := range parts {
+		if i > 0 {
+			h.Write([]byte{0x1f})
+		}
+		h.Write([]byte(p))
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// SourceKind says how a source is read.
+type SourceKind string
+
+// The source kinds kgforge reads.
+const (
+	KindText     SourceKind = "text"
+	KindMarkdown SourceKind = "markdown"
+	KindCSV      SourceKind = "csv"
+)
+
+// IsTable reports whether sources of this kind become tables rather than chunks.
+func (k SourceKind) IsTable() bool { return k == KindCSV }
+
+// Source is one input file or table named by a pipeline.
+type Source struct {
+	ID       string     `json:"id"`
+	URI      string     `json:"uri"` // path relative to the pipeline's root
+	Kind     SourceKind `json:"kind"`
+	SHA256   string     `json:"sha256"`
+	Bytes    int64      `json:"bytes"`
+	Modified time.Time  `json:"modified"`
+}
+
+// Span is a half-open byte range [Start, End) in a source's extracted text.
+type Span struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
+}
+
+// Len returns the number of bytes the span covers.
+func (s Span) Len() int { return s.End - s.Start }
+
+// Chunk is a piece of a text-like source with its exact place in it.
+type Chunk struct {
+	ID       string `json:"id"`
+	SourceID string `json:"source_id"`
+	Ordinal  int    `json:"ordinal"`
+	Text     string `json:"text"`
+	Span     Span   `json:"span"`
+	Page     int    `json:"page,omitempty"`
+	Section  string `json:"section,omitempty"`
+}
+
+// ChunkID returns the stable id of a chunk: a hash of its source id and text.
+func ChunkID(sourceID, text string) string { return ID("chunk", sourceID, text) }
+
+// Mention is one occurrence of an entity name in a chunk.
+type Mention struct {
+	ID      string `json:"id"`
+	ChunkID string `json:"chunk_id"`
+	Surface string `json:"surface"`
+	Type    string `json:"type"`
+	Span    Span   `json:"span"` // in the source's extracted text
+}
+
+// Triplet is one fact extracted from a chunk, grounded by an evidence quote
+// found verbatim in the chunk at EvidenceSpan.
+type Triplet struct {
+	ID            string  `json:"id"`
+	ChunkID       string  `json:"chunk_id"`
+	Subject       Mention `json:"subject"`
+	Predicate     string  `json:"predicate"`
+	Object        Mention `json:"object"`
+	Evidence      string  `json:"evidence"`
+	EvidenceSpan  Span    `json:"evidence_span"` // in the source's extracted text
+	Confidence    float64 `json:"confidence"`
+	ValidFrom     string  `json:"valid_from,omitempty"`
+	ValidTo       string  `json:"valid_to,omitempty"`
+	Model         string  `json:"model"`
+	PromptVersion string  `json:"prompt_version"`
+}
+
+// NodeKind is the kind of a graph node.
+type NodeKind string
+
+// The node kinds of the hybrid graph.
+const (
+	NodeConcept  NodeKind = "concept"
+	NodeDocument NodeKind = "document"
+	NodeChunk    NodeKind = "chunk"
+	NodeTable    NodeKind = "table"
+	NodeColumn   NodeKind = "column"
+)
+
+// Node is a vertex of the graph after resolution.
+type Node struct {
+	ID          string            `json:"id"`
+	Name        string            `json:"name"`
+	Kind        NodeKind          `json:"kind"`
+	Labels      []string          `json:"labels"`
+	Description string            `json:"description,omitempty"`
+	Aliases     []string          `json:"aliases,omitempty"`
+	ChunkIDs    []string          `json:"chunk_ids,omitempty"`
+	Properties  map[string]string `json:"properties,omitempty"`
+}
+
+// Edge is a directed, typed relationship between two nodes.
+type Edge struct {
+	ID         string            `json:"id"`
+	Src        string            `json:"src"`
+	Dst        string            `json:"dst"`
+	Type       string            `json:"type"`
+	Confidence float64           `json:"confidence"`
+	Evidence   string            `json:"evidence,omitempty"`
+	ChunkIDs   []string          `json:"chunk_ids,omitempty"`
+	ValidFrom  string            `json:"valid_from,omitempty"`
+	ValidTo    string            `json:"valid_to,omitempty"`
+	Properties map[string]string `json:"properties,omitempty"`
+}
+
+// EdgeID returns the stable id of an edge.
+func EdgeID(src, typ, dst string) string { return ID("edge", src, typ, dst) }
+
+// Column describes one column of a table.
+type Column struct {
+	Name     string   `json:"name"`
+	Type     string   `json:"type"`
+	Nulls    int64    `json:"nulls"`
+	Distinct int64    `json:"distinct"`
+	Samples  []string `json:"samples,omitempty"`
+}
+
+// Table is a relational table of the data layer, held in DuckDB.
+type Table struct {
+	Name     string   `json:"name"`
+	SourceID string   `json:"source_id"`
+	Columns  []Column `json:"columns"`
+	Rows     int64    `json:"rows"`
+}
+
+// MergeDecision records that a member name was merged into a canonical node.
+type MergeDecision struct {
+	ClusterID string  `json:"cluster_id"`
+	Member    string  `json:"member"`
+	Canonical string  `json:"canonical"`
+	Score     float64 `json:"score"`
+	Rule      string  `json:"rule"`
+	DecidedBy string  `json:"decided_by"`
+}
+
+// Graph is the consolidated graph that the load stage writes.
+type Graph struct {
+	Nodes  []Node          `json:"nodes"`
+	Edges  []Edge          `json:"edges"`
+	Merges []MergeDecision `json:"merges"`
+}
+
+// NormalizeName folds case and white space so that names that differ only in
+// those compare equal.
+func NormalizeName(s string) string {
+	return strings.ToLower(strings.Join(strings.Fields(s), " "))
+}

@@ -1,0 +1,324 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/ollama/ollama/api"
+)
+
+// ErrModelMissing means a model that the pipeline names is not on the server.
+var ErrModelMissing = errors.New("model not found on the Ollama server")
+
+// DefaultHost is the Ollama address used when OLLAMA_HOST is not set.
+const DefaultHost = "http://127.0.0.1:11434"
+
+// Options configure a Client.
+type Options struct {
+	Host       string        // Ollama base URL; empty means OLLAMA_HOST, then DefaultHost
+	Timeout    time.Duration // per request; 0 means 5 minutes
+	MaxRetries int           // retries after the first attempt; 0 means 4, negative means none
+	BaseDelay  time.Duration // first backoff delay; 0 means 500ms
+	KeepAlive  time.Duration // how long the server keeps a model loaded; 0 means 30 minutes
+}
+
+// Client talks to one Ollama server.
+type Client struct {
+	api        *api.Client
+	host       string
+	maxRetries int
+	baseDelay  time.Duration
+	keepAlive  *api.Duration
+	usage      usageCounters
+}
+
+// Usage is what a Client has spent so far.
+type Usage struct {
+	Calls            int64         `json:"calls"`
+	Retries          int64         `json:"retries"`
+	PromptTokens     int64         `json:"prompt_tokens"`
+	CompletionTokens int64         `json:"completion_tokens"`
+	EvalDuration     time.Duration `json:"eval_duration_ns"`
+	EmbedInputs      int64         `json:"embed_inputs"`
+}
+
+// TokensPerSecond returns the completion throughput of the server.
+func (u Usage) TokensPerSecond() float64 {
+	if u.EvalDuration <= 0 {
+		return 0
+	}
+	return float64(u.CompletionTokens) / u.EvalDuration.Seconds()
+}
+
+type usageCounters struct {
+	calls, retries, prompt, completion, evalNS, embedInputs atomic.Int64
+}
+
+// HostFromEnv returns the Ollama base URL from OLLAMA_HOST, accepting the
+// forms Ollama itself accepts ("host:port", "http://host:port").
+func HostFromEnv() string {
+	h := strings.TrimSpace(os.Getenv("OLLAMA_HOST"))
+	if h == "" {
+		return DefaultHost
+	}
+	if !strings.Contains(h, "://") {
+		h = "http://" + h
+	}
+	return strings.TrimRight(h, "/")
+}
+
+// New returns a client for the server at opts.Host.
+func New(opts Options) (*Client, error) {
+	host := opts.Host
+	if host == "" {
+		host = HostFromEnv()
+	}
+	u, err := url.Parse(host)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("parse ollama host %q: invalid URL (set OLLAMA_HOST to host:port or http://host:port)", host)
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = 5 * time.Minute
+	}
+	if opts.MaxRetries == 0 {
+		opts.MaxRetries = 4
+	}
+	if opts.MaxRetries < 0 {
+		opts.MaxRetries = 0
+	}
+	if opts.BaseDelay == 0 {
+		opts.BaseDelay = 500 * time.Millisecond
+	}
+	if opts.KeepAlive == 0 {
+		opts.KeepAlive = 30 * time.Minute
+	}
+	return &Client{
+		api:        api.NewClient(u, &http.Client{Timeout: opts.Timeout}),
+		host:       host,
+		maxRetries: opts.MaxRetries,
+		baseDelay:  opts.BaseDelay,
+		keepAlive:  &api.Duration{Duration: opts.KeepAlive},
+	}, nil
+}
+
+// Host returns the server's base URL.
+func (c *Client) Host() string { return c.host }
+
+// Usage returns a snapshot of what the client has spent.
+func (c *Client) Usage() Usage {
+	return Usage{
+		Calls:            c.usage.calls.Load(),
+		Retries:          c.usage.retries.Load(),
+		PromptTokens:     c.usage.prompt.Load(),
+		CompletionTokens: c.usage.completion.Load(),
+		EvalDuration:     time.Duration(c.usage.evalNS.Load()),
+		EmbedInputs:      c.usage.embedInputs.Load(),
+	}
+}
+
+// ModelDigests returns the digest of each named model, or an error wrapping
+// ErrModelMissing that names every missing model and says how to get it.
+func (c *Client) ModelDigests(ctx context.Context, names ...string) (map[string]string, error) {
+	var list *api.ListResponse
+	err := c.retry(ctx, "list models", func() error {
+		var err error
+		list, err = c.api.List(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list models on %s: %w (is Ollama running? start it with scripts/ollama.sh up)", c.host, err)
+	}
+	have := map[string]string{}
+	for _, m := range list.Models {
+		have[m.Name] = m.Digest
+		have[m.Model] = m.Digest
+	}
+	out := map[string]string{}
+	var missing []string
+	for _, n := range names {
+		d, ok := have[n]
+		if !ok && !strings.Contains(n, ":") {
+			d, ok = have[n+":latest"]
+		}
+		if !ok {
+			missing = append(missing, n)
+			continue
+		}
+		out[n] = d
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%w: %s on %s (create them with scripts/ollama.sh models, or ollama pull NAME)",
+			ErrModelMissing, strings.Join(missing, ", "), c.host)
+	}
+	return out, nil
+}
+
+// Message is one turn of a conversation.
+type Message struct {
+	Role    string `json:"role"` // system, user or assistant
+	Content string `json:"content"`
+}
+
+// ChatRequest is one structured-output chat call.
+type ChatRequest struct {
+	Model       string
+	Messages    []Message
+	Schema      json.RawMessage // JSON schema the reply must follow; nil for free text
+	NumCtx      int             // context window; 0 lets the server choose
+	NumPredict  int             // bound on completion tokens; 0 means 1024
+	Temperature float64
+	Seed        int
+}
+
+// ChatResponse is the reply to a ChatRequest.
+type ChatResponse struct {
+	Content          string
+	DoneReason       string // "stop", or "length" when NumPredict cut the reply
+	PromptTokens     int
+	CompletionTokens int
+}
+
+// Chat sends one chat request and returns the whole reply.
+func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error) {
+	msgs := make([]api.Message, len(req.Messages))
+	for i, m := range req.Messages {
+		msgs[i] = api.Message{Role: m.Role, Content: m.Content}
+	}
+	if req.NumPredict == 0 {
+		req.NumPredict = 1024
+	}
+	opts := map[string]any{"temperature": req.Temperature, "seed": req.Seed, "num_predict": req.NumPredict}
+	if req.NumCtx > 0 {
+		opts["num_ctx"] = req.NumCtx
+	}
+	stream := false
+	areq := &api.ChatRequest{
+		Model: req.Model, Messages: msgs, Stream: &stream, Format: req.Schema,
+		KeepAlive: c.keepAlive, Options: opts,
+	}
+	var out ChatResponse
+	err := c.retry(ctx, "chat "+req.Model, func() error {
+		var b strings.Builder
+		out = ChatResponse{}
+		done := false
+		err := c.api.Chat(ctx, areq, func(r api.ChatResponse) error {
+			b.WriteString(r.Message.Content)
+			if r.Done {
+				done = true
+				out.DoneReason = r.DoneReason
+				out.PromptTokens = r.PromptEvalCount
+				out.CompletionTokens = r.EvalCount
+				c.usage.evalNS.Add(int64(r.EvalDuration))
+			}
+			return nil
+		})
+		out.Content = b.String()
+		if err == nil && !done {
+			// The api package ends a cut stream without an error; a reply
+			// with no final message is incomplete and worth retrying.
+			err = fmt.Errorf("reply ended before the final message: %w", io.ErrUnexpectedEOF)
+		}
+		return err
+	})
+	if err != nil {
+		return ChatResponse{}, fmt.Errorf("chat with %s on %s: %w", req.Model, c.host, err)
+	}
+	c.usage.calls.Add(1)
+	c.usage.prompt.Add(int64(out.PromptTokens))
+	c.usage.completion.Add(int64(out.CompletionTokens))
+	return out, nil
+}
+
+// Embed returns one vector per input, in order, sending batches of at most
+// batch inputs (0 means 64).
+func (c *Client) Embed(ctx context.Context, model string, inputs []string, batch int) ([][]float32, error) {
+	if batch <= 0 {
+		batch = 64
+	}
+	out := make([][]float32, 0, len(inputs))
+	for start := 0; start < len(inputs); start += batch {
+		end := min(start+batch, len(inputs))
+		truncate := true
+		req := &api.EmbedRequest{Model: model, Input: inputs[start:end], KeepAlive: c.keepAlive, Truncate: &truncate}
+		var resp *api.EmbedResponse
+		err := c.retry(ctx, "embed "+model, func() error {
+			var err error
+			resp, err = c.api.Embed(ctx, req)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("embed %d inputs with %s on %s: %w", end-start, model, c.host, err)
+		}
+		if len(resp.Embeddings) != end-start {
+			return nil, fmt.Errorf("embed with %s: got %d vectors for %d inputs", model, len(resp.Embeddings), end-start)
+		}
+		out = append(out, resp.Embeddings...)
+		c.usage.calls.Add(1)
+		c.usage.embedInputs.Add(int64(end - start))
+	}
+	return out, nil
+}
+
+// retry runs op, retrying transient failures with exponential backoff and
+// full jitter, up to c.maxRetries times.
+func (c *Client) retry(ctx context.Context, what string, op func() error) error {
+	var err error
+	for attempt := 0; ; attempt++ {
+		err = op()
+		if err == nil || !Transient(err) || attempt >= c.maxRetries {
+			return err
+		}
+		c.usage.retries.Add(1)
+		backoff := c.baseDelay << attempt
+		sleep := backoff/2 + rand.N(backoff/2+1)
+		t := time.NewTimer(sleep)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return errors.Join(fmt.Errorf("%s: retry cancelled", what), err, ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+// Transient reports whether err is worth retrying: a 5xx or 429 from the
+// server (503 is Ollama's "queue full"), a reset or refused connection, an
+// unexpected EOF or a timeout.
+func Transient(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return false
+	}
+	var se api.StatusError
+	if errors.As(err, &se) {
+		return se.StatusCode >= 500 || se.StatusCode == http.StatusTooManyRequests
+	}
+	var ae api.AuthorizationError
+	if errors.As(err, &ae) {
+		return false
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) {
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// The models kgforge's example pipeline and tests use; scripts/ollama.sh
+// creates them from PyPI packages.
+const (
+	ChatModelForTests  = "gemma3:270m"
+	EmbedModelForTests = "all-minilm:l6-v2"
+)

@@ -1,0 +1,204 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// flakyOllama answers /api/chat like Ollama after failing the first n calls
+// in the way fail says.
+func flakyOllama(t *testing.T, n int32, fail func(w http.ResponseWriter)) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) <= n {
+			fail(w)
+			return
+		}
+		_, _ = io.WriteString(w, `{"model":"m","message":{"role":"assistant","content":"{\"ok\":true}"},"done":true,"done_reason":"stop","prompt_eval_count":7,"eval_count":3,"eval_duration":1000000}`+"\n")
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &calls
+}
+
+func TestClient_ChatRetriesTransientFailures(t *testing.T) {
+	cases := []struct {
+		name string
+		fail func(w http.ResponseWriter)
+	}{
+		{"queue full 503", func(w http.ResponseWriter) {
+			http.Error(w, `{"error":"server busy, please try again. maximum pending requests exceeded"}`, http.StatusServiceUnavailable)
+		}},
+		{"500", func(w http.ResponseWriter) { http.Error(w, "boom", http.StatusInternalServerError) }},
+		{"connection reset", func(w http.ResponseWriter) {
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				_ = conn.(*net.TCPConn).SetLinger(0)
+				_ = conn.Close()
+			}
+		}},
+		{"stream cut before done", func(w http.ResponseWriter) {
+			_, _ = io.WriteString(w, `{"model":"m","message":{"role":"assistant","content":"{\"ok\":"},"done":false}`+"\n")
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, calls := flakyOllama(t, 2, tc.fail)
+			c, err := New(Options{Host: srv.URL, BaseDelay: time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := c.Chat(context.Background(), ChatRequest{Model: "m", Messages: []Message{{Role: "user", Content: "hi"}}})
+			if err != nil {
+				t.Fatalf("Chat: %v", err)
+			}
+			if got.Content != `{"ok":true}` {
+				t.Errorf("content = %q", got.Content)
+			}
+			if calls.Load() != 3 {
+				t.Errorf("calls = %d, want 3", calls.Load())
+			}
+			u := c.Usage()
+			if u.Retries != 2 || u.Calls != 1 || u.PromptTokens != 7 || u.CompletionTokens != 3 {
+				t.Errorf("usage = %+v", u)
+			}
+		})
+	}
+}
+
+func TestClient_ChatGivesUpAfterMaxRetries(t *testing.T) {
+	srv, calls := flakyOllama(t, 100, func(w http.ResponseWriter) { http.Error(w, "down", http.StatusBadGateway) })
+	c, err := New(Options{Host: srv.URL, BaseDelay: time.Millisecond, MaxRetries: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Chat(context.Background(), ChatRequest{Model: "m"})
+	if err == nil {
+		t.Fatal("want error")
+	}
+	if calls.Load() != 3 {
+		t.Errorf("calls = %d, want 3 (1 + 2 retries)", calls.Load())
+	}
+}
+
+func TestClient_ChatDoesNotRetryClientErrors(t *testing.T) {
+	srv, calls := flakyOllama(t, 100, func(w http.ResponseWriter) {
+		http.Error(w, `{"error":"model 'nope' not found"}`, http.StatusNotFound)
+	})
+	c, err := New(Options{Host: srv.URL, BaseDelay: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Chat(context.Background(), ChatRequest{Model: "nope"}); err == nil {
+		t.Fatal("want error")
+	}
+	if calls.Load() != 1 {
+		t.Errorf("calls = %d, want 1", calls.Load())
+	}
+}
+
+func TestClient_ModelDigestsNamesMissingModels(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewEncoder(w).Encode(map[string]any{"models": []map[string]any{{"name": "gemma3:270m", "model": "gemma3:270m", "digest": "abc"}}})
+	}))
+	defer srv.Close()
+	c, err := New(Options{Host: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.ModelDigests(context.Background(), "gemma3:270m")
+	if err != nil || got["gemma3:270m"] != "abc" {
+		t.Fatalf("got %v, %v", got, err)
+	}
+	_, err = c.ModelDigests(context.Background(), "gemma3:270m", "missing-model")
+	if !errors.Is(err, ErrModelMissing) {
+		t.Fatalf("err = %v, want ErrModelMissing", err)
+	}
+}
+
+func TestHostFromEnv(t *testing.T) {
+	cases := []struct{ env, want string }{
+		{"", DefaultHost},
+		{"127.0.0.1:11500", "http://127.0.0.1:11500"},
+		{"http://ollama:11434/", "http://ollama:11434"},
+	}
+	for _, tc := range cases {
+		t.Setenv("OLLAMA_HOST", tc.env)
+		if got := HostFromEnv(); got != tc.want {
+			t.Errorf("OLLAMA_HOST=%q: got %q, want %q", tc.env, got, tc.want)
+		}
+	}
+}
+
+// integration returns a client for the real Ollama server, skipping unless
+// KGFORGE_INTEGRATION is set (make test and .ci/run set it and start Ollama).
+func integration(t *testing.T) *Client {
+	t.Helper()
+	if os.Getenv("KGFORGE_INTEGRATION") == "" {
+		t.Skip("KGFORGE_INTEGRATION not set; run make test")
+	}
+	c, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestClient_ChatIntegration(t *testing.T) {
+	c := integration(t)
+	ctx := context.Background()
+	if _, err := c.ModelDigests(ctx, ChatModelForTests, EmbedModelForTests); err != nil {
+		t.Fatal(err)
+	}
+	schema := json.RawMessage(`{"type":"object","properties":{"color":{"type":"string"}},"required":["color"]}`)
+	resp, err := c.Chat(ctx, ChatRequest{Model: ChatModelForTests, Schema: schema, NumPredict: 64,
+		Messages: []Message{{Role: "user", Content: "Name one color."}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct{ Color string }
+	if err := json.Unmarshal([]byte(resp.Content), &got); err != nil {
+		t.Fatalf("reply %q is not the schema's JSON: %v", resp.Content, err)
+	}
+	if got.Color == "" || resp.CompletionTokens == 0 {
+		t.Errorf("reply %+v, completion tokens %d", got, resp.CompletionTokens)
+	}
+}
+
+func TestClient_EmbedIntegration(t *testing.T) {
+	c := integration(t)
+	vecs, err := c.Embed(context.Background(), EmbedModelForTests, []string{"bicycle frame", "bike frame", "quarterly invoice"}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vecs) != 3 || len(vecs[0]) != 384 {
+		t.Fatalf("got %d vectors of %d dims, want 3 of 384", len(vecs), len(vecs[0]))
+	}
+	if near, far := cosine(vecs[0], vecs[1]), cosine(vecs[0], vecs[2]); near <= far {
+		t.Errorf("cos(bicycle frame, bike frame)=%.3f <= cos(bicycle frame, invoice)=%.3f", near, far)
+	}
+}
+
+func cosine(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	return dot / (math.Sqrt(na) * math.Sqrt(nb))
+}

@@ -1,0 +1,62 @@
+package prompts
+
+import "testing"
+
+func TestLoad_EmbeddedPromptsRenderAndHaveStableVersions(t *testing.T) {
+	for _, name := range Names() {
+		p, err := Load(name)
+		if err != nil {
+			t.Fatalf("Load(%q): %v", name, err)
+		}
+		if len(p.Version) != 12 {
+			t.Errorf("%s: version %q, want 12 hex digits", name, p.Version)
+		}
+		again, err := Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again.Version != p.Version {
+			t.Errorf("%s: version changed between loads: %s vs %s", name, p.Version, again.Version)
+		}
+	}
+}
+
+func TestParse_VersionFollowsText(t *testing.T) {
+	a, err := Parse("a", "hello {{.X}}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Parse("a", "hello  {{.X}}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Version == b.Version {
+		t.Errorf("different texts share version %s", a.Version)
+	}
+}
+
+func TestPrompt_RenderMissingKeyIsError(t *testing.T) {
+	p, err := Load("extract.tmpl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Render(map[string]string{}); err == nil {
+		t.Error("Render with no Text: want error, got nil")
+	}
+	got, err := p.Render(map[string]string{"Text": "Velora buys frames."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Velora buys frames."; !contains(got, want) {
+		t.Errorf("rendered prompt lacks the passage %q", want)
+	}
+}
+
+func contains(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}
