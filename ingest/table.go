@@ -1,0 +1,156 @@
+package ingest
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path"
+	"strings"
+	"unicode"
+
+	"kgforge/internal/duck"
+	"kgforge/kg"
+)
+
+// TableName turns a source path into a DuckDB table name: the file stem in
+// lower snake case, prefixed with "t_" when it would not start with a letter.
+// Callers make names unique with UniqueName.
+func TableName(rel string) string {
+	stem := strings.TrimSuffix(path.Base(rel), path.Ext(rel))
+	var b strings.Builder
+	underscore := false
+	for _, r := range strings.ToLower(stem) {
+		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			b.WriteRune(r)
+			underscore = false
+		} else if !underscore && b.Len() > 0 {
+			b.WriteByte('_')
+			underscore = true
+		}
+	}
+	name := strings.TrimRight(b.String(), "_")
+	if name == "" || !unicode.IsLetter(rune(name[0])) {
+		name = "t_" + name
+	}
+	return name
+}
+
+// UniqueName returns name, or name_2, name_3, … whichever is not yet taken,
+// and marks it taken.
+func UniqueName(taken map[string]bool, name string) string {
+	out := name
+	for i := 2; taken[out]; i++ {
+		out = fmt.Sprintf("%s_%d", name, i)
+	}
+	taken[out] = true
+	return out
+}
+
+// LoadTable bulk-loads a table-like source from absPath into db with
+// DuckDB's own reader, then profiles it.
+func LoadTable(ctx context.Context, db *sql.DB, src kg.Source, absPath, name string) (kg.Table, error) {
+	if src.Bytes == 0 {
+		return kg.Table{}, fmt.Errorf("source %s: %w: empty file", src.URI, kg.ErrRejected)
+	}
+	rows, err := duck.LoadCSV(ctx, db, name, absPath)
+	if err != nil {
+		return kg.Table{}, fmt.Errorf("source %s: %w: %w", src.URI, kg.ErrRejected, err)
+	}
+	t := kg.Table{Name: name, SourceID: src.ID, Rows: rows}
+	if t.Columns, err = profileColumns(ctx, db, name); err != nil {
+		return kg.Table{}, err
+	}
+	return t, nil
+}
+
+func profileColumns(ctx context.Context, db *sql.DB, table string) ([]kg.Column, error) {
+	r, err := db.QueryContext(ctx, "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position", table)
+	if err != nil {
+		return nil, fmt.Errorf("profile table %s: %w", table, err)
+	}
+	var cols []kg.Column
+	for r.Next() {
+		var c kg.Column
+		if err := r.Scan(&c.Name, &c.Type); err != nil {
+			return nil, fmt.Errorf("profile table %s: %w", table, err)
+		}
+		cols = append(cols, c)
+	}
+	if err := r.Err(); err != nil {
+		return nil, fmt.Errorf("profile table %s: %w", table, err)
+	}
+	if err := r.Close(); err != nil {
+		return nil, fmt.Errorf("profile table %s: %w", table, err)
+	}
+	qt := duck.QuoteIdent(table)
+	for i := range cols {
+		qc := duck.QuoteIdent(cols[i].Name)
+		q := fmt.Sprintf("SELECT count(*) - count(%s), count(DISTINCT %s) FROM %s", qc, qc, qt)
+		if err := db.QueryRowContext(ctx, q).Scan(&cols[i].Nulls, &cols[i].Distinct); err != nil {
+			return nil, fmt.Errorf("profile column %s.%s: %w", table, cols[i].Name, err)
+		}
+		q = fmt.Sprintf("SELECT DISTINCT CAST(%s AS VARCHAR) AS v FROM %s WHERE %s IS NOT NULL ORDER BY v LIMIT 5", qc, qt, qc)
+		sr, err := db.QueryContext(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("sample column %s.%s: %w", table, cols[i].Name, err)
+		}
+		for sr.Next() {
+			var v string
+			if err := sr.Scan(&v); err != nil {
+				_ = sr.Close()
+				return nil, fmt.Errorf("sample column %s.%s: %w", table, cols[i].Name, err)
+			}
+			cols[i].Samples = append(cols[i].Samples, v)
+		}
+		if err := sr.Err(); err != nil {
+			return nil, fmt.Errorf("sample column %s.%s: %w", table, cols[i].Name, err)
+		}
+		if err := sr.Close(); err != nil {
+			return nil, err
+		}
+	}
+	return cols, nil
+}
+
+// Join is a candidate foreign key: every value of From.FromColumn (up to
+// Score) appears in To.ToColumn, which is unique and non-null.
+type Join struct {
+	From, FromColumn, To, ToColumn string
+	Score                          float64 // share of From's distinct values found in To
+}
+
+// MinJoinScore is the inclusion ratio a candidate join needs.
+const MinJoinScore = 0.9
+
+// FindJoins proposes joins between columns of the same name where the target
+// column is a candidate key of its table.
+func FindJoins(ctx context.Context, db *sql.DB, tables []kg.Table) ([]Join, error) {
+	var out []Join
+	for _, to := range tables {
+		for _, key := range to.Columns {
+			if key.Nulls != 0 || key.Distinct != to.Rows || to.Rows == 0 {
+				continue
+			}
+			for _, from := range tables {
+				if from.Name == to.Name {
+					continue
+				}
+				for _, fc := range from.Columns {
+					if !strings.EqualFold(fc.Name, key.Name) || fc.Distinct == 0 {
+						continue
+					}
+					q := fmt.Sprintf("SELECT count(DISTINCT f.%[1]s) FILTER (WHERE t.%[2]s IS NOT NULL)::DOUBLE / count(DISTINCT f.%[1]s) FROM %[3]s f LEFT JOIN %[4]s t ON CAST(f.%[1]s AS VARCHAR) = CAST(t.%[2]s AS VARCHAR)",
+						duck.QuoteIdent(fc.Name), duck.QuoteIdent(key.Name), duck.QuoteIdent(from.Name), duck.QuoteIdent(to.Name))
+					var score float64
+					if err := db.QueryRowContext(ctx, q).Scan(&score); err != nil {
+						return nil, fmt.Errorf("score join %s.%s -> %s.%s: %w", from.Name, fc.Name, to.Name, key.Name, err)
+					}
+					if score >= MinJoinScore {
+						out = append(out, Join{From: from.Name, FromColumn: fc.Name, To: to.Name, ToColumn: key.Name, Score: score})
+					}
+				}
+			}
+		}
+	}
+	return out, nil
+}
