@@ -1,0 +1,354 @@
+package extract
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"unicode"
+
+	"kgforge/kg"
+	"kgforge/llm"
+	"kgforge/prompts"
+)
+
+// Chatter is the part of llm.Client the extractor needs.
+type Chatter interface {
+	Chat(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error)
+}
+
+// Cache stores raw LLM replies by content address. Implementations are safe
+// for concurrent use; Get reports a miss with ok false.
+type Cache interface {
+	Get(key string) (val []byte, ok bool)
+	Put(key string, val []byte) error
+}
+
+// Options configure an Extractor.
+type Options struct {
+	Model       string // chat model name
+	ModelDigest string // its digest on the server, part of the cache key
+	MaxCtx      int    // largest context window to ask for; 0 means 8192
+	NumPredict  int    // bound on completion tokens; 0 means 1024
+	Attempts    int    // calls per chunk when the reply is not valid JSON; 0 means 2
+}
+
+// Extractor extracts grounded triplets from chunks. It is safe for
+// concurrent use.
+type Extractor struct {
+	llm    Chatter
+	cache  Cache
+	prompt *prompts.Prompt
+	opts   Options
+	stats  Stats
+}
+
+// Stats counts what extraction did, with drops by reason.
+type Stats struct {
+	mu        sync.Mutex
+	Chunks    int            `json:"chunks"`
+	CacheHits int            `json:"cache_hits"`
+	Kept      int            `json:"triplets_kept"`
+	Dropped   map[string]int `json:"triplets_dropped"`
+}
+
+// Drop reasons.
+const (
+	DropEvidenceNotFound = "evidence_not_found"
+	DropSubjectNotFound  = "subject_not_in_chunk"
+	DropObjectNotFound   = "object_not_in_chunk"
+	DropIncomplete       = "incomplete_triplet"
+	DropDuplicate        = "duplicate_in_chunk"
+)
+
+// Schema is the JSON schema the model's reply must follow.
+var Schema = json.RawMessage(`{"type":"object","properties":{"triplets":{"type":"array","items":{"type":"object","properties":{` +
+	`"subject":{"type":"string"},"subject_type":{"type":"string"},"predicate":{"type":"string"},` +
+	`"object":{"type":"string"},"object_type":{"type":"string"},"evidence":{"type":"string"}},` +
+	`"required":["subject","subject_type","predicate","object","object_type","evidence"]}}},"required":["triplets"]}`)
+
+// New returns an extractor. cache may be nil.
+func New(c Chatter, cache Cache, opts Options) (*Extractor, error) {
+	p, err := prompts.Load("extract.tmpl")
+	if err != nil {
+		return nil, err
+	}
+	if opts.MaxCtx == 0 {
+		opts.MaxCtx = 8192
+	}
+	if opts.NumPredict == 0 {
+		opts.NumPredict = 1024
+	}
+	if opts.Attempts == 0 {
+		opts.Attempts = 2
+	}
+	return &Extractor{llm: c, cache: cache, prompt: p, opts: opts, stats: Stats{Dropped: map[string]int{}}}, nil
+}
+
+// PromptVersion returns the version of the extraction prompt.
+func (e *Extractor) PromptVersion() string { return e.prompt.Version }
+
+// Stats returns a copy of the counters.
+func (e *Extractor) Stats() Stats {
+	e.stats.mu.Lock()
+	defer e.stats.mu.Unlock()
+	d := make(map[string]int, len(e.stats.Dropped))
+	for k, v := range e.stats.Dropped {
+		d[k] = v
+	}
+	return Stats{Chunks: e.stats.Chunks, CacheHits: e.stats.CacheHits, Kept: e.stats.Kept, Dropped: d}
+}
+
+type reply struct {
+	Triplets []rawTriplet `json:"triplets"`
+}
+
+type rawTriplet struct {
+	Subject     string `json:"subject"`
+	SubjectType string `json:"subject_type"`
+	Predicate   string `json:"predicate"`
+	Object      string `json:"object"`
+	ObjectType  string `json:"object_type"`
+	Evidence    string `json:"evidence"`
+}
+
+// ErrTooLong means a chunk with its prompt does not fit the context window.
+var ErrTooLong = errors.New("chunk does not fit the model's context window")
+
+// Process extracts the grounded triplets of one chunk. An error wrapping
+// kg.ErrRejected means this chunk alone failed.
+func (e *Extractor) Process(ctx context.Context, c kg.Chunk) ([]kg.Triplet, error) {
+	text, err := e.prompt.Render(map[string]string{"Text": c.Text})
+	if err != nil {
+		return nil, err
+	}
+	// About three bytes per token is a safe over-estimate for prose, so the
+	// window is never too small; Ollama would silently cut the prompt if it were.
+	numCtx := roundUp(len(text)/3+e.opts.NumPredict+64, 512)
+	if numCtx > e.opts.MaxCtx {
+		return nil, fmt.Errorf("extract chunk %s: %w: %w: needs about %d tokens, limit %d", c.ID, kg.ErrRejected, ErrTooLong, numCtx, e.opts.MaxCtx)
+	}
+	key := kg.ID("extract", e.opts.Model, e.opts.ModelDigest, e.prompt.Version, string(Schema),
+		fmt.Sprint(numCtx, e.opts.NumPredict), c.Text)
+	raw, hit := e.cacheGet(key)
+	var parsed reply
+	if hit {
+		if err := json.Unmarshal(raw, &parsed); err != nil {
+			hit = false
+		}
+	}
+	if !hit {
+		parsed, raw, err = e.ask(ctx, c, text, numCtx)
+		if err != nil {
+			return nil, err
+		}
+		if e.cache != nil {
+			if err := e.cache.Put(key, raw); err != nil {
+				return nil, fmt.Errorf("extract chunk %s: cache reply: %w", c.ID, err)
+			}
+		}
+	}
+	triplets, drops := e.ground(c, parsed.Triplets)
+	e.stats.mu.Lock()
+	e.stats.Chunks++
+	if hit {
+		e.stats.CacheHits++
+	}
+	e.stats.Kept += len(triplets)
+	for k, v := range drops {
+		e.stats.Dropped[k] += v
+	}
+	e.stats.mu.Unlock()
+	return triplets, nil
+}
+
+func (e *Extractor) cacheGet(key string) ([]byte, bool) {
+	if e.cache == nil {
+		return nil, false
+	}
+	return e.cache.Get(key)
+}
+
+// ask calls the model until it returns parsable JSON, up to opts.Attempts
+// times, and returns the parsed reply with its canonical JSON.
+func (e *Extractor) ask(ctx context.Context, c kg.Chunk, prompt string, numCtx int) (reply, []byte, error) {
+	var lastErr error
+	for attempt := range e.opts.Attempts {
+		resp, err := e.llm.Chat(ctx, llm.ChatRequest{
+			Model: e.opts.Model, Schema: Schema, NumCtx: numCtx, NumPredict: e.opts.NumPredict,
+			Seed: attempt, Messages: []llm.Message{{Role: "user", Content: prompt}},
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return reply{}, nil, ctx.Err()
+			}
+			return reply{}, nil, fmt.Errorf("extract chunk %s: %w: %w", c.ID, kg.ErrRejected, err)
+		}
+		parsed, err := ParseReply(resp.Content)
+		if err == nil {
+			raw, err := json.Marshal(parsed)
+			return parsed, raw, err
+		}
+		lastErr = err
+	}
+	return reply{}, nil, fmt.Errorf("extract chunk %s: %w: reply is not valid JSON after %d attempts: %w", c.ID, kg.ErrRejected, e.opts.Attempts, lastErr)
+}
+
+// ParseReply decodes the model's reply. A reply cut inside the triplets
+// array (the output-token bound was reached) keeps its complete triplets.
+func ParseReply(content string) (reply, error) {
+	var r reply
+	err := json.Unmarshal([]byte(content), &r)
+	if err == nil {
+		return r, nil
+	}
+	if fixed, ok := repairTruncated(content); ok {
+		if err2 := json.Unmarshal([]byte(fixed), &r); err2 == nil {
+			return r, nil
+		}
+	}
+	return reply{}, fmt.Errorf("parse reply: %w", err)
+}
+
+// repairTruncated cuts s after the last complete object in the top-level
+// "triplets" array and closes the array and the object. Only that one shape
+// of damage is repaired; anything else is left to a retry.
+func repairTruncated(s string) (string, bool) {
+	depth, inStr, esc := 0, false, false
+	last := -1
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if inStr {
+			switch {
+			case esc:
+				esc = false
+			case ch == '\\':
+				esc = true
+			case ch == '"':
+				inStr = false
+			}
+			continue
+		}
+		switch ch {
+		case '"':
+			inStr = true
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if ch == '}' && depth == 2 {
+				last = i
+			}
+		}
+	}
+	if last < 0 || depth <= 0 {
+		return "", false
+	}
+	return s[:last+1] + "]}", true
+}
+
+func (e *Extractor) ground(c kg.Chunk, raws []rawTriplet) ([]kg.Triplet, map[string]int) {
+	drops := map[string]int{}
+	seen := map[string]bool{}
+	var out []kg.Triplet
+	for _, r := range raws {
+		subj, obj, pred := strings.TrimSpace(r.Subject), strings.TrimSpace(r.Object), NormalizePredicate(r.Predicate)
+		if subj == "" || obj == "" || pred == "" {
+			drops[DropIncomplete]++
+			continue
+		}
+		evSpan, m := Locate(c.Text, r.Evidence)
+		if m == MatchNone {
+			drops[DropEvidenceNotFound]++
+			continue
+		}
+		evidence := c.Text[evSpan.Start:evSpan.End]
+		sSpan, ok := locateName(c.Text, evSpan, subj)
+		if !ok {
+			drops[DropSubjectNotFound]++
+			continue
+		}
+		oSpan, ok := locateName(c.Text, evSpan, obj)
+		if !ok {
+			drops[DropObjectNotFound]++
+			continue
+		}
+		id := kg.ID("triplet", c.ID, kg.NormalizeName(subj), pred, kg.NormalizeName(obj))
+		if seen[id] {
+			drops[DropDuplicate]++
+			continue
+		}
+		seen[id] = true
+		shift := func(s kg.Span) kg.Span { return kg.Span{Start: c.Span.Start + s.Start, End: c.Span.Start + s.End} }
+		subjType, objType := NormalizeType(r.SubjectType), NormalizeType(r.ObjectType)
+		out = append(out, kg.Triplet{
+			ID:      id,
+			ChunkID: c.ID,
+			Subject: kg.Mention{ID: kg.ID("mention", c.ID, subj, subjType), ChunkID: c.ID, Surface: subj, Type: subjType, Span: shift(sSpan)},
+			Object:  kg.Mention{ID: kg.ID("mention", c.ID, obj, objType), ChunkID: c.ID, Surface: obj, Type: objType, Span: shift(oSpan)},
+			Predicate: pred, Evidence: evidence, EvidenceSpan: shift(evSpan),
+			Confidence: confidenceOf(m), Model: e.opts.Model, PromptVersion: e.prompt.Version,
+		})
+	}
+	return out, drops
+}
+
+// locateName finds a name inside the evidence first, then anywhere in the chunk.
+func locateName(text string, ev kg.Span, name string) (kg.Span, bool) {
+	if s, m := Locate(text[ev.Start:ev.End], name); m != MatchNone {
+		return kg.Span{Start: ev.Start + s.Start, End: ev.Start + s.End}, true
+	}
+	s, m := Locate(text, name)
+	return s, m != MatchNone
+}
+
+func confidenceOf(m Match) float64 {
+	if m == MatchExact {
+		return 1
+	}
+	return 0.9
+}
+
+// NormalizePredicate returns a predicate in lower snake case with only
+// letters, digits and underscores.
+func NormalizePredicate(p string) string {
+	var b strings.Builder
+	under := false
+	for _, r := range strings.TrimSpace(p) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(unicode.ToLower(r))
+			under = false
+		} else if !under && b.Len() > 0 {
+			b.WriteByte('_')
+			under = true
+		}
+	}
+	return strings.TrimRight(b.String(), "_")
+}
+
+// NormalizeType returns an entity type in upper camel case ("quality
+// incident" → "QualityIncident"); an empty type becomes "Thing".
+func NormalizeType(t string) string {
+	var b strings.Builder
+	upper := true
+	for _, r := range strings.TrimSpace(t) {
+		if !(unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			upper = true
+			continue
+		}
+		if upper {
+			b.WriteRune(unicode.ToUpper(r))
+			upper = false
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	if b.Len() == 0 {
+		return "Thing"
+	}
+	return b.String()
+}
+
+func roundUp(n, to int) int { return (n + to - 1) / to * to }
