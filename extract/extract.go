@@ -284,10 +284,10 @@ func (e *Extractor) ground(c kg.Chunk, raws []rawTriplet) ([]kg.Triplet, map[str
 		shift := func(s kg.Span) kg.Span { return kg.Span{Start: c.Span.Start + s.Start, End: c.Span.Start + s.End} }
 		subjType, objType := NormalizeType(r.SubjectType), NormalizeType(r.ObjectType)
 		out = append(out, kg.Triplet{
-			ID:      id,
-			ChunkID: c.ID,
-			Subject: kg.Mention{ID: kg.ID("mention", c.ID, subj, subjType), ChunkID: c.ID, Surface: subj, Type: subjType, Span: shift(sSpan)},
-			Object:  kg.Mention{ID: kg.ID("mention", c.ID, obj, objType), ChunkID: c.ID, Surface: obj, Type: objType, Span: shift(oSpan)},
+			ID:        id,
+			ChunkID:   c.ID,
+			Subject:   kg.Mention{ID: kg.ID("mention", c.ID, subj, subjType), ChunkID: c.ID, Surface: subj, Type: subjType, Span: shift(sSpan)},
+			Object:    kg.Mention{ID: kg.ID("mention", c.ID, obj, objType), ChunkID: c.ID, Surface: obj, Type: objType, Span: shift(oSpan)},
 			Predicate: pred, Evidence: evidence, EvidenceSpan: shift(evSpan),
 			Confidence: confidenceOf(m), Model: e.opts.Model, PromptVersion: e.prompt.Version,
 		})

@@ -15,7 +15,7 @@ func TestLocate(t *testing.T) {
 	text := "Velora Cycles buys  aluminium frames\nfrom Kestrel Alloys. The Porto plant is busy."
 	cases := []struct {
 		name, quote, want string
-		match            Match
+		match             Match
 	}{
 		{"exact", "The Porto plant is busy.", "The Porto plant is busy.", MatchExact},
 		{"case and spaces", "velora cycles buys aluminium frames from kestrel alloys.", "Velora Cycles buys  aluminium frames\nfrom Kestrel Alloys.", MatchNormalized},
@@ -98,7 +98,12 @@ type mapCache struct {
 	m map[string][]byte
 }
 
-func (c *mapCache) Get(k string) ([]byte, bool) { c.Lock(); defer c.Unlock(); v, ok := c.m[k]; return v, ok }
+func (c *mapCache) Get(k string) ([]byte, bool) {
+	c.Lock()
+	defer c.Unlock()
+	v, ok := c.m[k]
+	return v, ok
+}
 func (c *mapCache) Put(k string, v []byte) error {
 	c.Lock()
 	defer c.Unlock()

@@ -94,7 +94,9 @@ func checkChunks(t *testing.T, doc Document, chunks []kg.Chunk, size int) {
 	}
 }
 
-func isWordByte(b byte) bool { return b >= 0x80 || b == '_' || unicode.IsLetter(rune(b)) || unicode.IsDigit(rune(b)) }
+func isWordByte(b byte) bool {
+	return b >= 0x80 || b == '_' || unicode.IsLetter(rune(b)) || unicode.IsDigit(rune(b))
+}
 
 func FuzzChunk(f *testing.F) {
 	f.Add("# T\nOne. Two! Three?\n\nFour", 20, 5)
