@@ -190,10 +190,19 @@ func TestLoadTable_ProfilesAndFindsJoins(t *testing.T) {
 	if cost.Nulls != 1 || cost.Distinct != 2 || len(cost.Samples) != 2 {
 		t.Errorf("cost column = %+v", cost)
 	}
-	joins, err := FindJoins(ctx, db, tables)
-	must(t, err)
-	if len(joins) != 1 || joins[0] != (Join{From: "parts", FromColumn: "supplier_id", To: "suppliers", ToColumn: "supplier_id", Score: 1}) {
-		t.Errorf("joins = %+v", joins)
+	must(t, FindKeys(ctx, db, tables))
+	if got := tables[0].PrimaryKeys; len(got) != 2 || got[0] != "supplier_id" {
+		t.Errorf("suppliers keys = %v, want supplier_id and name", got)
+	}
+	if got := tables[1].PrimaryKeys; len(got) != 1 || got[0] != "part_id" {
+		t.Errorf("parts keys = %v, want part_id", got)
+	}
+	fks := tables[1].ForeignKeys
+	if len(fks) != 1 || fks[0] != (kg.ForeignKey{Column: "supplier_id", RefTable: "suppliers", RefColumn: "supplier_id", Score: 1}) {
+		t.Errorf("parts foreign keys = %+v", fks)
+	}
+	if len(tables[0].ForeignKeys) != 0 {
+		t.Errorf("suppliers foreign keys = %+v, want none", tables[0].ForeignKeys)
 	}
 }
 

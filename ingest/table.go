@@ -112,45 +112,47 @@ func profileColumns(ctx context.Context, db *sql.DB, table string) ([]kg.Column,
 	return cols, nil
 }
 
-// Join is a candidate foreign key: every value of From.FromColumn (up to
-// Score) appears in To.ToColumn, which is unique and non-null.
-type Join struct {
-	From, FromColumn, To, ToColumn string
-	Score                          float64 // share of From's distinct values found in To
-}
-
 // MinJoinScore is the inclusion ratio a candidate join needs.
 const MinJoinScore = 0.9
 
-// FindJoins proposes joins between columns of the same name where the target
-// column is a candidate key of its table.
-func FindJoins(ctx context.Context, db *sql.DB, tables []kg.Table) ([]Join, error) {
-	var out []Join
-	for _, to := range tables {
-		for _, key := range to.Columns {
-			if key.Nulls != 0 || key.Distinct != to.Rows || to.Rows == 0 {
+// FindKeys fills each table's candidate primary keys (unique, non-null
+// columns) and candidate foreign keys: columns named like a candidate key of
+// another table whose distinct values are found in it for at least
+// MinJoinScore of them.
+func FindKeys(ctx context.Context, db *sql.DB, tables []kg.Table) error {
+	for i := range tables {
+		to := &tables[i]
+		to.PrimaryKeys = nil
+		for _, c := range to.Columns {
+			if c.Nulls == 0 && c.Distinct == to.Rows && to.Rows > 0 {
+				to.PrimaryKeys = append(to.PrimaryKeys, c.Name)
+			}
+		}
+	}
+	for i := range tables {
+		from := &tables[i]
+		from.ForeignKeys = nil
+		for _, to := range tables {
+			if to.Name == from.Name {
 				continue
 			}
-			for _, from := range tables {
-				if from.Name == to.Name {
-					continue
-				}
+			for _, key := range to.PrimaryKeys {
 				for _, fc := range from.Columns {
-					if !strings.EqualFold(fc.Name, key.Name) || fc.Distinct == 0 {
+					if !strings.EqualFold(fc.Name, key) || fc.Distinct == 0 {
 						continue
 					}
 					q := fmt.Sprintf("SELECT count(DISTINCT f.%[1]s) FILTER (WHERE t.%[2]s IS NOT NULL)::DOUBLE / count(DISTINCT f.%[1]s) FROM %[3]s f LEFT JOIN %[4]s t ON CAST(f.%[1]s AS VARCHAR) = CAST(t.%[2]s AS VARCHAR)",
-						duck.QuoteIdent(fc.Name), duck.QuoteIdent(key.Name), duck.QuoteIdent(from.Name), duck.QuoteIdent(to.Name))
+						duck.QuoteIdent(fc.Name), duck.QuoteIdent(key), duck.QuoteIdent(from.Name), duck.QuoteIdent(to.Name))
 					var score float64
 					if err := db.QueryRowContext(ctx, q).Scan(&score); err != nil {
-						return nil, fmt.Errorf("score join %s.%s -> %s.%s: %w", from.Name, fc.Name, to.Name, key.Name, err)
+						return fmt.Errorf("score join %s.%s -> %s.%s: %w", from.Name, fc.Name, to.Name, key, err)
 					}
 					if score >= MinJoinScore {
-						out = append(out, Join{From: from.Name, FromColumn: fc.Name, To: to.Name, ToColumn: key.Name, Score: score})
+						from.ForeignKeys = append(from.ForeignKeys, kg.ForeignKey{Column: fc.Name, RefTable: to.Name, RefColumn: key, Score: score})
 					}
 				}
 			}
 		}
 	}
-	return out, nil
+	return nil
 }

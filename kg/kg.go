@@ -150,11 +150,29 @@ type Column struct {
 
 // Table is a relational table of the data layer, held in DuckDB.
 type Table struct {
-	Name     string   `json:"name"`
-	SourceID string   `json:"source_id"`
-	Columns  []Column `json:"columns"`
-	Rows     int64    `json:"rows"`
+	Name        string       `json:"name"`
+	SourceID    string       `json:"source_id"`
+	Columns     []Column     `json:"columns"`
+	Rows        int64        `json:"rows"`
+	PrimaryKeys []string     `json:"primary_keys,omitempty"` // candidate keys: unique and non-null columns
+	ForeignKeys []ForeignKey `json:"foreign_keys,omitempty"`
 }
+
+// ForeignKey is a candidate join from a column of one table to a candidate
+// key of another; Score is the share of the column's distinct values found
+// in the key.
+type ForeignKey struct {
+	Column    string  `json:"column"`
+	RefTable  string  `json:"ref_table"`
+	RefColumn string  `json:"ref_column"`
+	Score     float64 `json:"score"`
+}
+
+// TableNodeID returns the id of a table's node.
+func TableNodeID(table string) string { return ID("table", table) }
+
+// ColumnNodeID returns the id of a column's node.
+func ColumnNodeID(table, column string) string { return ID("column", table, column) }
 
 // MergeDecision records that a member name was merged into a canonical node.
 type MergeDecision struct {

