@@ -19,9 +19,6 @@ CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/kgforge
 BUILD=$CACHE/neo4j/build          # Maven's target directory (-DbuildDirectory)
 LIB=$CACHE/neo4j/lib              # launcher jar + all runtime jars: run with java -cp
 STAMP=$LIB/.source-sha256         # hash of pom.xml+src the jars in $LIB were built from
-RUN=$CACHE/run
-PIDF=$RUN/neo4j.pid
-LOGF=$RUN/neo4j.log
 MAIN=kgforge.neo4jserver.Main
 READY='neo4j-server: bolt listening on '   # printed by Main once clients can connect
 
@@ -31,6 +28,13 @@ NEO4J_HEAP=${NEO4J_HEAP:-1g}
 NEO4J_START_TIMEOUT=${NEO4J_START_TIMEOUT:-120}
 HOST=${NEO4J_BOLT%:*}
 PORT=${NEO4J_BOLT##*:}
+
+RUN=$CACHE/run
+# A server on another port (e.g. a second instance for a test) gets its own
+# pid and log file, so the two never get mixed up.
+NAME=neo4j; [[ $PORT == 7687 ]] || NAME=neo4j-$PORT
+PIDF=$RUN/$NAME.pid
+LOGF=$RUN/$NAME.log
 JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
 
 log() { echo "neo4j.sh: $*" >&2; }
@@ -63,13 +67,17 @@ bolt_version() {
   echo "$((16#$major)).$((16#$minor))"
 }
 
-# Pid of the server this script started, if it is still that process (pids get reused).
+# Pid of the server this script started for $NEO4J_BOLT, if it is still that
+# process (pids get reused): its command line must be our launcher on that address.
 our_pid() {
   local pid
   [[ -f $PIDF ]] && pid=$(<"$PIDF") && [[ $pid =~ ^[0-9]+$ ]] || return 1
-  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF " $MAIN " || return 1
+  tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | grep -F " $MAIN " | grep -qF " --bolt $NEO4J_BOLT " || return 1
   echo "$pid"
 }
+
+# The data dir a running server was started with (NEO4J_DATA may differ now).
+pid_data() { tr '\0' '\n' 2>/dev/null <"/proc/$1/cmdline" | sed -n '/^--data$/{n;p;q}'; }
 
 rss() { awk '/^VmRSS:/ {printf "%.0f MiB", $2/1024}' "/proc/$1/status" 2>/dev/null; }
 
@@ -202,7 +210,7 @@ cmd_stop() {
 # ---------------------------------------------------------------- status / env / reset
 cmd_status() {
   local pid v
-  if pid=$(our_pid); then log "server started by this script: pid $pid, $(rss "$pid") RSS, data $NEO4J_DATA, log $LOGF"; fi
+  if pid=$(our_pid); then log "server started by this script: pid $pid, $(rss "$pid") RSS, data $(pid_data "$pid"), log $LOGF"; fi
   if v=$(bolt_version); then log "Bolt server (protocol $v) answers at bolt://$NEO4J_BOLT"; return 0; fi
   log "no Bolt server answers at $NEO4J_BOLT"
   return 1

@@ -16,7 +16,7 @@ CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/kgforge
 BIN=$CACHE/bin/ollama
 RUN=$CACHE/run
 export OLLAMA_HOST=${OLLAMA_HOST:-127.0.0.1:11434}
-URL=http://$OLLAMA_HOST
+URL=http://${OLLAMA_HOST#http://}      # the ollama CLI accepts both forms
 
 log() { echo "ollama.sh: $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
@@ -32,11 +32,14 @@ binary_ok() {
 cmd_install() {
   if binary_ok; then log "ollama $OLLAMA_VERSION already built at $BIN"; return; fi
   command -v go >/dev/null || die "go is required to build ollama"
-  # llama.cpp (vendored by ollama) includes these headers but the module zip drops them.
-  if ! dpkg -s nlohmann-json3-dev libstb-dev >/dev/null 2>&1; then
-    log "installing nlohmann-json3-dev libstb-dev (apt)"
+  # llama.cpp (vendored by ollama) includes these headers but the module zip
+  # drops them; cgo needs a C++ compiler; unzip/curl are used below.
+  local pkgs=() p
+  for p in nlohmann-json3-dev libstb-dev g++ unzip curl; do dpkg -s "$p" >/dev/null 2>&1 || pkgs+=("$p"); done
+  if ((${#pkgs[@]})); then
+    log "installing ${pkgs[*]} (apt)"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq && apt-get install -y -qq nlohmann-json3-dev libstb-dev >/dev/null
+    apt-get update -qq && apt-get install -y -qq "${pkgs[@]}" >/dev/null
   fi
   # Keep Go's downloads and build cache under $CACHE too; -modcacherw so rm -rf works.
   export GOMODCACHE=$CACHE/go/mod GOCACHE=$CACHE/go/build
@@ -136,7 +139,10 @@ build_chat_gguf() {
 }
 
 ensure_chat() {
-  if has_model "$CHAT_MODEL"; then log "model $CHAT_MODEL present"; return; fi
+  # Also check the template: a model created from the bare GGUF would chat badly.
+  if has_model "$CHAT_MODEL" && curl -fsS "$URL/api/show" -d "{\"model\":\"$CHAT_MODEL\"}" | grep -q start_of_turn; then
+    log "model $CHAT_MODEL present"; return
+  fi
   local dir=$CACHE/models/gemma3-270m
   local gguf=$dir/gemma-3-270m-q4_k_m.gguf
   mkdir -p "$dir"

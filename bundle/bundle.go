@@ -1,0 +1,432 @@
+package bundle
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"kgforge/internal/duck"
+	"kgforge/kg"
+)
+
+// Format names a kgforge bundle in its manifest.
+const Format = "kgforge-bundle"
+
+// Version is the format version this package writes. A reader of 1.x
+// accepts any 1.y: minor versions only add files, columns or manifest fields.
+const Version = "1.0"
+
+// LatestLink is the name of the symbolic link to the newest bundle in an
+// output directory.
+const LatestLink = "latest"
+
+// Errors a reader returns; each wraps into a message naming the bundle.
+var (
+	ErrInvalid  = errors.New("invalid bundle")
+	ErrVersion  = errors.New("unsupported bundle format version")
+	ErrChecksum = errors.New("bundle file checksum mismatch")
+	ErrEscape   = errors.New("path escapes the bundle")
+)
+
+// Manifest describes a bundle: what built it, from what, and a checksum of
+// every file.
+type Manifest struct {
+	Format         string              `json:"format"`
+	Version        string              `json:"version"`
+	BuildID        string              `json:"build_id"`
+	Created        time.Time           `json:"created"`
+	Pipeline       string              `json:"pipeline"`
+	PipelineSHA256 string              `json:"pipeline_sha256"`
+	Models         map[string]Model    `json:"models"`
+	Prompts        map[string]string   `json:"prompts"` // prompt file → version
+	Sources        []ManifestSource    `json:"sources"`
+	Counts         map[string]int64    `json:"counts"` // rows per table: nodes, edges, chunks, …
+	Files          map[string]FileInfo `json:"files"`
+}
+
+// Model names a model and its digest on the server that ran it.
+type Model struct {
+	Name   string `json:"name"`
+	Digest string `json:"digest"`
+}
+
+// ManifestSource is one source of the build.
+type ManifestSource struct {
+	ID     string `json:"id"`
+	URI    string `json:"uri"`
+	Kind   string `json:"kind"`
+	SHA256 string `json:"sha256"`
+	Bytes  int64  `json:"bytes"`
+}
+
+// FileInfo is the size and SHA-256 of one file of the bundle.
+type FileInfo struct {
+	Bytes  int64  `json:"bytes"`
+	SHA256 string `json:"sha256"`
+}
+
+// Contents is what a build puts in a bundle besides the data file.
+type Contents struct {
+	Sources  []kg.Source
+	Chunks   []kg.Chunk
+	Triplets []kg.Triplet
+	Tables   []kg.Table
+	Graph    kg.Graph
+}
+
+// Writer builds one bundle in a temporary directory beside its destination.
+// Call Commit to publish it or Abort to remove it; until then nothing is
+// visible at the destination.
+type Writer struct {
+	outDir, buildID, tmp string
+	data                 *sql.DB
+	done                 bool
+}
+
+// Create starts a bundle with the given build id under outDir.
+func Create(outDir, buildID string) (*Writer, error) {
+	if buildID == "" || strings.ContainsAny(buildID, `/\`) || buildID == "." || buildID == ".." || buildID == LatestLink {
+		return nil, fmt.Errorf("create bundle in %s: invalid build id %q", outDir, buildID)
+	}
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create bundle in %s: %w", outDir, err)
+	}
+	if _, err := os.Stat(filepath.Join(outDir, buildID)); err == nil {
+		return nil, fmt.Errorf("create bundle in %s: build %s already exists", outDir, buildID)
+	}
+	tmp, err := os.MkdirTemp(outDir, ".tmp-"+buildID+"-")
+	if err != nil {
+		return nil, fmt.Errorf("create bundle in %s: %w", outDir, err)
+	}
+	return &Writer{outDir: outDir, buildID: buildID, tmp: tmp}, nil
+}
+
+// Data opens the bundle's DuckDB data file for writing; the Writer closes it.
+func (w *Writer) Data(ctx context.Context, s duck.Settings) (*sql.DB, error) {
+	if w.data == nil {
+		db, err := duck.Open(ctx, filepath.Join(w.tmp, DataFile), s)
+		if err != nil {
+			return nil, err
+		}
+		w.data = db
+	}
+	return w.data, nil
+}
+
+// Commit writes contents and the manifest, syncs everything, renames the
+// directory into place and points the latest link at it. It returns the
+// bundle's final directory.
+func (w *Writer) Commit(c Contents, m Manifest) (string, error) {
+	if w.done {
+		return "", errors.New("commit bundle: already committed or aborted")
+	}
+	if err := w.commit(c, &m); err != nil {
+		return "", errors.Join(err, w.Abort())
+	}
+	w.done = true
+	return filepath.Join(w.outDir, w.buildID), nil
+}
+
+func (w *Writer) commit(c Contents, m *Manifest) error {
+	if w.data == nil {
+		if _, err := w.Data(context.Background(), duck.Settings{}); err != nil {
+			return err
+		}
+	}
+	if _, err := w.data.Exec("CHECKPOINT"); err != nil {
+		return fmt.Errorf("commit bundle: checkpoint data file: %w", err)
+	}
+	if err := w.data.Close(); err != nil {
+		return fmt.Errorf("commit bundle: close data file: %w", err)
+	}
+	w.data = nil
+	writes := []struct {
+		name string
+		fn   func(string) error
+		rows int
+	}{
+		{NodesFile, func(p string) error { return writeParquet(p, nodeColumns, c.Graph.Nodes) }, len(c.Graph.Nodes)},
+		{EdgesFile, func(p string) error { return writeParquet(p, edgeColumns, c.Graph.Edges) }, len(c.Graph.Edges)},
+		{ChunksFile, func(p string) error { return writeParquet(p, chunkColumns, c.Chunks) }, len(c.Chunks)},
+		{SourcesFile, func(p string) error { return writeParquet(p, sourceColumns, c.Sources) }, len(c.Sources)},
+		{TripletsFile, func(p string) error { return writeParquet(p, tripletColumns, c.Triplets) }, len(c.Triplets)},
+		{MergesFile, func(p string) error { return writeParquet(p, mergeColumns, c.Graph.Merges) }, len(c.Graph.Merges)},
+		{TablesFile, func(p string) error { return writeJSON(p, nonNilTables(c.Tables)) }, len(c.Tables)},
+	}
+	m.Format, m.Version, m.BuildID = Format, Version, w.buildID
+	m.Counts = map[string]int64{}
+	m.Files = map[string]FileInfo{}
+	for _, wr := range writes {
+		if err := wr.fn(filepath.Join(w.tmp, wr.name)); err != nil {
+			return fmt.Errorf("commit bundle: %w", err)
+		}
+		m.Counts[strings.TrimSuffix(strings.TrimSuffix(wr.name, ".parquet"), ".json")] = int64(wr.rows)
+	}
+	for _, t := range c.Tables {
+		m.Counts["rows:"+t.Name] = t.Rows
+	}
+	m.Sources = make([]ManifestSource, len(c.Sources))
+	for i, s := range c.Sources {
+		m.Sources[i] = ManifestSource{ID: s.ID, URI: s.URI, Kind: string(s.Kind), SHA256: s.SHA256, Bytes: s.Bytes}
+	}
+	entries, err := os.ReadDir(w.tmp)
+	if err != nil {
+		return fmt.Errorf("commit bundle: %w", err)
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			return fmt.Errorf("commit bundle: unexpected entry %s", e.Name())
+		}
+		fi, err := checksum(filepath.Join(w.tmp, e.Name()))
+		if err != nil {
+			return fmt.Errorf("commit bundle: %w", err)
+		}
+		m.Files[e.Name()] = fi
+	}
+	if err := writeJSON(filepath.Join(w.tmp, ManifestFile), m); err != nil {
+		return fmt.Errorf("commit bundle: %w", err)
+	}
+	if err := syncDir(w.tmp); err != nil {
+		return fmt.Errorf("commit bundle: %w", err)
+	}
+	final := filepath.Join(w.outDir, w.buildID)
+	if err := os.Rename(w.tmp, final); err != nil {
+		return fmt.Errorf("commit bundle: publish %s: %w", final, err)
+	}
+	// Point latest at the new build: a new link under a temporary name,
+	// renamed over the old one, so readers see one or the other.
+	tmpLink := filepath.Join(w.outDir, ".tmp-latest-"+w.buildID)
+	if err := os.Symlink(w.buildID, tmpLink); err != nil {
+		return fmt.Errorf("commit bundle: link latest: %w", err)
+	}
+	if err := os.Rename(tmpLink, filepath.Join(w.outDir, LatestLink)); err != nil {
+		return fmt.Errorf("commit bundle: link latest: %w", err)
+	}
+	return syncDir(w.outDir)
+}
+
+func nonNilTables(t []kg.Table) []kg.Table {
+	if t == nil {
+		return []kg.Table{}
+	}
+	return t
+}
+
+// Abort removes the temporary directory; it is safe to call after Commit.
+func (w *Writer) Abort() error {
+	if w.done {
+		return nil
+	}
+	w.done = true
+	var errs []error
+	if w.data != nil {
+		errs = append(errs, w.data.Close())
+	}
+	if err := os.RemoveAll(w.tmp); err != nil {
+		errs = append(errs, fmt.Errorf("abort bundle: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, err = f.Write(append(b, '\n'))
+	if err == nil {
+		err = f.Sync()
+	}
+	return errors.Join(err, f.Close())
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	return errors.Join(d.Sync(), d.Close())
+}
+
+func checksum(path string) (FileInfo, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return FileInfo{}, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return FileInfo{}, fmt.Errorf("checksum %s: %w", path, err)
+	}
+	return FileInfo{Bytes: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// Bundle is an opened, verified bundle.
+type Bundle struct {
+	Dir      string
+	Manifest Manifest
+	root     *os.Root
+}
+
+// Open opens the bundle at dir, or the one dir's latest link points to, and
+// verifies its manifest, its file list and every checksum.
+func Open(dir string) (*Bundle, error) {
+	if _, err := os.Lstat(filepath.Join(dir, LatestLink)); err == nil {
+		target, err := os.Readlink(filepath.Join(dir, LatestLink))
+		if err != nil {
+			return nil, fmt.Errorf("open bundle %s: %w", dir, err)
+		}
+		if filepath.IsAbs(target) || !filepath.IsLocal(target) {
+			return nil, fmt.Errorf("open bundle %s: latest link %q: %w", dir, target, ErrEscape)
+		}
+		dir = filepath.Join(dir, target)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open bundle %s: %w", dir, err)
+	}
+	b := &Bundle{Dir: dir, root: root}
+	if err := b.verify(); err != nil {
+		return nil, errors.Join(fmt.Errorf("open bundle %s: %w", dir, err), root.Close())
+	}
+	return b, nil
+}
+
+func (b *Bundle) verify() error {
+	raw, err := b.root.ReadFile(ManifestFile)
+	if err != nil {
+		return fmt.Errorf("%w: read %s: %w", ErrInvalid, ManifestFile, err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	if err := dec.Decode(&b.Manifest); err != nil {
+		return fmt.Errorf("%w: parse %s: %w", ErrInvalid, ManifestFile, err)
+	}
+	m := b.Manifest
+	if m.Format != Format {
+		return fmt.Errorf("%w: format %q, want %q", ErrInvalid, m.Format, Format)
+	}
+	if major, _, _ := strings.Cut(m.Version, "."); major != "1" {
+		return fmt.Errorf("%w: %q (this kgforge reads 1.x; upgrade kgforge or rebuild the bundle)", ErrVersion, m.Version)
+	}
+	for _, required := range []string{NodesFile, EdgesFile, ChunksFile, SourcesFile, TripletsFile, MergesFile, TablesFile, DataFile} {
+		if _, ok := m.Files[required]; !ok {
+			return fmt.Errorf("%w: manifest lists no %s", ErrInvalid, required)
+		}
+	}
+	names := make([]string, 0, len(m.Files))
+	for name := range m.Files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if !filepath.IsLocal(name) || strings.ContainsRune(name, '/') {
+			return fmt.Errorf("%w: %q", ErrEscape, name)
+		}
+		want := m.Files[name]
+		f, err := b.root.Open(name)
+		if err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrInvalid, name, err)
+		}
+		h := sha256.New()
+		n, err := io.Copy(h, f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("%w: read %s: %w", ErrInvalid, name, err)
+		}
+		if got := hex.EncodeToString(h.Sum(nil)); got != want.SHA256 || n != want.Bytes {
+			return fmt.Errorf("%w: %s has sha256 %s (%d bytes), manifest says %s (%d bytes)", ErrChecksum, name, got, n, want.SHA256, want.Bytes)
+		}
+	}
+	return nil
+}
+
+// Close releases the bundle.
+func (b *Bundle) Close() error { return b.root.Close() }
+
+// Files returns the names of the bundle's files, sorted.
+func (b *Bundle) Files() []string {
+	names := []string{ManifestFile}
+	for name := range b.Manifest.Files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// ReadFile returns up to limit bytes of a file of the bundle; a name that
+// would leave the bundle is refused with ErrEscape.
+func (b *Bundle) ReadFile(name string, limit int64) ([]byte, error) {
+	if !fs.ValidPath(name) || strings.ContainsRune(name, '/') {
+		return nil, fmt.Errorf("read %q from bundle %s: %w", name, b.Dir, ErrEscape)
+	}
+	f, err := b.root.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("read %q from bundle %s: %w", name, b.Dir, err)
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, limit))
+}
+
+func (b *Bundle) path(name string) string { return filepath.Join(b.Dir, name) }
+
+// Nodes streams the graph's nodes.
+func (b *Bundle) Nodes(ctx context.Context, fn func(kg.Node) error) error {
+	return readParquet(ctx, b.path(NodesFile), nodeColumns, fn)
+}
+
+// Edges streams the graph's edges.
+func (b *Bundle) Edges(ctx context.Context, fn func(kg.Edge) error) error {
+	return readParquet(ctx, b.path(EdgesFile), edgeColumns, fn)
+}
+
+// Chunks streams the chunks.
+func (b *Bundle) Chunks(ctx context.Context, fn func(kg.Chunk) error) error {
+	return readParquet(ctx, b.path(ChunksFile), chunkColumns, fn)
+}
+
+// Triplets streams the grounded triplets.
+func (b *Bundle) Triplets(ctx context.Context, fn func(kg.Triplet) error) error {
+	return readParquet(ctx, b.path(TripletsFile), tripletColumns, fn)
+}
+
+// Tables returns the profiles of the data layer's tables.
+func (b *Bundle) Tables() ([]kg.Table, error) {
+	raw, err := b.ReadFile(TablesFile, 64<<20)
+	if err != nil {
+		return nil, err
+	}
+	var t []kg.Table
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return nil, fmt.Errorf("read %s from bundle %s: %w", TablesFile, b.Dir, err)
+	}
+	return t, nil
+}
+
+// Sandbox opens a read-only SQL view of the bundle: the data tables, and the
+// views nodes, edges, chunks, sources, triplets and merges over its Parquet
+// files. Nothing outside the bundle can be read through it.
+func (b *Bundle) Sandbox(ctx context.Context) (*duck.Sandbox, error) {
+	views := map[string]string{}
+	for _, f := range []string{NodesFile, EdgesFile, ChunksFile, SourcesFile, TripletsFile, MergesFile} {
+		views[strings.TrimSuffix(f, ".parquet")] = f
+	}
+	return duck.OpenSandbox(ctx, b.Dir, DataFile, views)
+}

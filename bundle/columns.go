@@ -1,0 +1,175 @@
+package bundle
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// column maps one field of a row type T to an Arrow column. get returns a
+// string, int64, float64 or []string matching typ; set stores one back.
+type column[T any] struct {
+	name string
+	typ  arrow.DataType
+	get  func(*T) any
+	set  func(*T, any)
+}
+
+var listOfStrings = arrow.ListOf(arrow.BinaryTypes.String)
+
+// rowGroupRows bounds the rows of one record batch and one Parquet row group.
+const rowGroupRows = 64 * 1024
+
+func schemaOf[T any](cols []column[T]) *arrow.Schema {
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		fields[i] = arrow.Field{Name: c.name, Type: c.typ, Nullable: false}
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+// writeParquet writes rows to path as zstd-compressed Parquet and fsyncs it.
+func writeParquet[T any](path string, cols []column[T], rows []T) (err error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer func() {
+		if cerr := f.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("write %s: %w", path, cerr)
+		}
+	}()
+	schema := schemaOf(cols)
+	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithMaxRowGroupLength(rowGroupRows), parquet.WithCreatedBy("kgforge"))
+	// The Parquet writer closes a sink that is an io.Closer; hide Close so
+	// the file can be synced first.
+	w, err := pqarrow.NewFileWriter(schema, struct{ io.Writer }{f}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	defer b.Release()
+	flush := func() error {
+		rec := b.NewRecordBatch()
+		defer rec.Release()
+		return w.Write(rec)
+	}
+	for i := range rows {
+		for j, c := range cols {
+			appendValue(b.Field(j), c.get(&rows[i]))
+		}
+		if (i+1)%rowGroupRows == 0 {
+			if err := flush(); err != nil {
+				return fmt.Errorf("write %s: %w", path, err)
+			}
+		}
+	}
+	if len(rows)%rowGroupRows != 0 || len(rows) == 0 {
+		if err := flush(); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+func appendValue(b array.Builder, v any) {
+	switch b := b.(type) {
+	case *array.StringBuilder:
+		b.Append(v.(string))
+	case *array.Int64Builder:
+		b.Append(v.(int64))
+	case *array.Float64Builder:
+		b.Append(v.(float64))
+	case *array.ListBuilder:
+		b.Append(true)
+		vb := b.ValueBuilder().(*array.StringBuilder)
+		for _, s := range v.([]string) {
+			vb.Append(s)
+		}
+	default:
+		panic(fmt.Sprintf("bundle: no appender for %T", b))
+	}
+}
+
+// readParquet streams the rows of a Parquet file one record batch at a time,
+// so memory stays bounded by the batch size, not the file size.
+func readParquet[T any](ctx context.Context, path string, cols []column[T], fn func(T) error) error {
+	pf, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	defer pf.Close()
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 4096}, memory.DefaultAllocator)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	schema, err := fr.Schema()
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	idx := make([]int, len(cols))
+	for i, c := range cols {
+		found := schema.FieldIndices(c.name)
+		if len(found) != 1 {
+			return fmt.Errorf("read %s: %w: no column %q", path, ErrInvalid, c.name)
+		}
+		idx[i] = found[0]
+	}
+	rr, err := fr.GetRecordReader(ctx, idx, nil)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	defer rr.Release()
+	for rr.Next() {
+		rec := rr.RecordBatch()
+		for r := 0; r < int(rec.NumRows()); r++ {
+			var row T
+			for i, c := range cols {
+				c.set(&row, valueAt(rec.Column(i), r))
+			}
+			if err := fn(row); err != nil {
+				return err
+			}
+		}
+	}
+	if err := rr.Err(); err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	return nil
+}
+
+func valueAt(a arrow.Array, i int) any {
+	switch a := a.(type) {
+	case *array.String:
+		return a.Value(i)
+	case *array.Int64:
+		return a.Value(i)
+	case *array.Float64:
+		return a.Value(i)
+	case *array.List:
+		start, end := a.ValueOffsets(i)
+		vals := a.ListValues().(*array.String)
+		out := make([]string, 0, end-start)
+		for j := start; j < end; j++ {
+			out = append(out, vals.Value(int(j)))
+		}
+		return out
+	}
+	panic(fmt.Sprintf("bundle: no reader for %T", a))
+}
