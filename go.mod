@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/apache/arrow-go/v18 v18.8.0
 	github.com/duckdb/duckdb-go/v2 v2.10506.0
+	github.com/goccy/go-yaml v1.17.1
 	github.com/ollama/ollama v0.17.4
 	go.uber.org/goleak v1.3.0
 )

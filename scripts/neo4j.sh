@@ -106,7 +106,7 @@ cmd_build() {
   fi
   command -v mvn >/dev/null || die "mvn (Maven) is required to build the launcher"
   check_java
-  log "building launcher (first build downloads ~170 MB of Neo4j jars and Maven plugins into ~/.m2; a few minutes)"
+  log "building launcher with Maven (a first build downloads ~170 MB into ~/.m2: a few minutes)"
   local t0=$SECONDS tmp=$LIB.tmp
   rm -rf "$tmp"
   # package: compiles Main into $BUILD/neo4j-server.jar; copy-dependencies: all
@@ -140,6 +140,17 @@ JVM_OPTS=(
   --add-opens=java.base/sun.nio.ch=ALL-UNNAMED
 )
 
+# On a failed start: our launcher's output (exceptions land here), then
+# Neo4j's own debug.log (what it was doing when it hung or gave up).
+show_logs() {
+  log "---- tail of $LOGF"
+  tail -n 30 "$LOGF" >&2 || true
+  if [[ -f $NEO4J_DATA/logs/debug.log ]]; then
+    log "---- tail of $NEO4J_DATA/logs/debug.log"
+    tail -n 15 "$NEO4J_DATA/logs/debug.log" | cut -c1-300 >&2 || true
+  fi
+}
+
 # Waits until the log has the ready line AND Bolt accepts TCP; on failure shows
 # the log tail and stops whatever was started, so the next start begins clean.
 wait_ready() {
@@ -151,12 +162,12 @@ wait_ready() {
     fi
     if ! kill -0 "$pid" 2>/dev/null; then
       rm -f "$PIDF"
-      tail -n 40 "$LOGF" >&2 || true
+      show_logs
       die "server exited during startup (log: $LOGF; Neo4j logs: $NEO4J_DATA/logs)"
     fi
     sleep 0.5
   done
-  tail -n 40 "$LOGF" >&2 || true
+  show_logs
   cmd_stop
   die "server not ready within ${NEO4J_START_TIMEOUT}s (log: $LOGF; Neo4j logs: $NEO4J_DATA/logs)"
 }
