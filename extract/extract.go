@@ -42,12 +42,12 @@ type Extractor struct {
 	cache  Cache
 	prompt *prompts.Prompt
 	opts   Options
+	mu     sync.Mutex // guards stats
 	stats  Stats
 }
 
 // Stats counts what extraction did, with drops by reason.
 type Stats struct {
-	mu        sync.Mutex
 	Chunks    int            `json:"chunks"`
 	CacheHits int            `json:"cache_hits"`
 	Kept      int            `json:"triplets_kept"`
@@ -92,8 +92,8 @@ func (e *Extractor) PromptVersion() string { return e.prompt.Version }
 
 // Stats returns a copy of the counters.
 func (e *Extractor) Stats() Stats {
-	e.stats.mu.Lock()
-	defer e.stats.mu.Unlock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	d := make(map[string]int, len(e.stats.Dropped))
 	for k, v := range e.stats.Dropped {
 		d[k] = v
@@ -151,7 +151,7 @@ func (e *Extractor) Process(ctx context.Context, c kg.Chunk) ([]kg.Triplet, erro
 		}
 	}
 	triplets, drops := e.ground(c, parsed.Triplets)
-	e.stats.mu.Lock()
+	e.mu.Lock()
 	e.stats.Chunks++
 	if hit {
 		e.stats.CacheHits++
@@ -160,7 +160,7 @@ func (e *Extractor) Process(ctx context.Context, c kg.Chunk) ([]kg.Triplet, erro
 	for k, v := range drops {
 		e.stats.Dropped[k] += v
 	}
-	e.stats.mu.Unlock()
+	e.mu.Unlock()
 	return triplets, nil
 }
 

@@ -18,15 +18,15 @@ import (
 
 // Pipeline is one pipeline file.
 type Pipeline struct {
-	Name     string    `yaml:"name"`
-	Root     string    `yaml:"root"`   // directory all source paths are relative to; relative to the pipeline file
-	Output   string    `yaml:"output"` // directory bundles are written to; relative to the pipeline file
-	Sources  []Source  `yaml:"sources"`
-	Chunking Chunking  `yaml:"chunking"`
-	LLM      LLM       `yaml:"llm"`
-	Extract  Extract   `yaml:"extract"`
-	Neo4j    Neo4j     `yaml:"neo4j"`
-	DuckDB   DuckDB    `yaml:"duckdb"`
+	Name     string   `yaml:"name"`
+	Root     string   `yaml:"root"`   // directory all source paths are relative to; relative to the pipeline file
+	Output   string   `yaml:"output"` // directory bundles are written to; relative to the pipeline file
+	Sources  []Source `yaml:"sources"`
+	Chunking Chunking `yaml:"chunking"`
+	LLM      LLM      `yaml:"llm"`
+	Extract  Extract  `yaml:"extract"`
+	Neo4j    Neo4j    `yaml:"neo4j"`
+	DuckDB   DuckDB   `yaml:"duckdb"`
 
 	// Path is the file the pipeline was read from; SHA256 its digest.
 	Path   string `yaml:"-"`

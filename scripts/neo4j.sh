@@ -52,6 +52,7 @@ lock() {
 
 # ---------------------------------------------------------------- probes
 # Something accepts TCP connections on $NEO4J_BOLT (bash's /dev/tcp: no nc needed).
+# shellcheck disable=SC2016  # $1/$2 are expanded by the inner bash
 answers() { timeout 3 bash -c 'exec 3<>"/dev/tcp/$1/$2"' _ "$HOST" "$PORT" 2>/dev/null; }
 
 # Bolt handshake: magic 6060B017 and four version proposals (5.0-5.8, 4.4, -, -).
@@ -59,6 +60,7 @@ answers() { timeout 3 bash -c 'exec 3<>"/dev/tcp/$1/$2"' _ "$HOST" "$PORT" 2>/de
 # This tells a Neo4j from, say, a leftover HTTP server on the same port.
 bolt_version() {
   local hex
+  # shellcheck disable=SC2016  # $1/$2 are expanded by the inner bash
   hex=$(timeout 5 bash -c 'exec 3<>"/dev/tcp/$1/$2" || exit 1
     printf "\x60\x60\xb0\x17\x00\x08\x08\x05\x00\x00\x04\x04\x00\x00\x00\x00\x00\x00\x00\x00" >&3
     head -c 4 <&3 | od -An -tx1' _ "$HOST" "$PORT" 2>/dev/null) || return 1
@@ -120,12 +122,13 @@ cmd_build() {
   echo "$want" >"$tmp/.source-sha256"
   if our_pid >/dev/null; then log "note: the running server still uses the old jars; restart it (stop, start)"; fi
   rm -rf "$LIB" && mv "$tmp" "$LIB"
-  log "built launcher in $((SECONDS - t0))s: $LIB ($(ls "$LIB" | wc -l) jars)"
+  log "built launcher in $((SECONDS - t0))s: $LIB ($(find "$LIB" -name '*.jar' | wc -l) jars)"
 }
 
 # ---------------------------------------------------------------- start / stop
-# Neo4j's own launcher passes these on Java 17+; without the --add-opens, Netty
-# and the page cache fall back to slower paths or log reflective-access warnings.
+# Mostly what Neo4j's own launcher passes on Java 17+. Without the --add-opens,
+# debug.log warns that the page cache uses a slower fallback for direct buffers
+# and that transaction log preallocation/fadvise fail ("Incorrect file descriptor").
 JVM_OPTS=(
   "-Xmx$NEO4J_HEAP"
   -Xms256m                                      # Neo4j warns when no initial heap is set
@@ -229,7 +232,8 @@ cmd_status() {
 
 cmd_env() {
   printf 'export NEO4J_URI=%q\n' "bolt://$NEO4J_BOLT"
-  # Auth is disabled; the Go code treats an empty user name as neo4j.NoAuth().
+  # Auth is disabled: the server accepts any token (NoAuth, or basic auth with
+  # any user/password, empty included), so empty credentials are fine.
   printf 'export NEO4J_USERNAME=\n'
   printf 'export NEO4J_PASSWORD=\n'
 }

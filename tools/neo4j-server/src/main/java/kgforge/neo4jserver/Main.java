@@ -58,11 +58,11 @@ public final class Main {
                 case "--data" -> data = Path.of(value(args, ++i, a));
                 case "--bolt" -> bolt = value(args, ++i, a);
                 case "--http" -> {
-                    // The embedded DBMS has no HTTP server (that lives in the
-                    // neo4j-server distribution), so "off" is the only option.
-                    // Accepted so callers can say so explicitly.
+                    // DatabaseManagementServiceBuilder never starts Neo4j's
+                    // HTTP API (only the full server's bootstrapper does), so
+                    // "off" is the only option; accepted so callers can say so.
                     if (!value(args, ++i, a).equals("off")) {
-                        usage("--http: only 'off' is supported (embedded Neo4j has no HTTP API)");
+                        usage("--http: only 'off' is supported (embedded Neo4j serves no HTTP API)");
                     }
                 }
                 case "-h", "--help" -> usage(null);

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"kgforge/load"
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailed  = 1
+	exitUsage   = 2
+	exitPartial = 3
+)
+
+// exitError carries an exit code through cobra.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageError(err error) error { return &exitError{code: exitUsage, err: err} }
+
+type globals struct {
+	logFormat string
+	verbose   bool
+	log       *slog.Logger
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // a second signal now ends the process at once
+	}()
+	code := run(ctx, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string) int {
+	g := &globals{}
+	root := &cobra.Command{
+		Use:           "kgforge",
+		Short:         "Build hybrid knowledge graphs from documents and tables",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(*cobra.Command, []string) error {
+			level := slog.LevelInfo
+			if g.verbose {
+				level = slog.LevelDebug
+			}
+			opts := &slog.HandlerOptions{Level: level}
+			switch g.logFormat {
+			case "text":
+				g.log = slog.New(slog.NewTextHandler(os.Stderr, opts))
+			case "json":
+				g.log = slog.New(slog.NewJSONHandler(os.Stderr, opts))
+			default:
+				return usageError(fmt.Errorf("--log-format %q: must be text or json", g.logFormat))
+			}
+			return nil
+		},
+	}
+	root.PersistentFlags().StringVar(&g.logFormat, "log-format", "text", "log format on stderr: text or json")
+	root.PersistentFlags().BoolVarP(&g.verbose, "verbose", "v", false, "log debug messages")
+	root.AddCommand(buildCmd(g), askCmd(g), loadCmd(g), bundleCmd(g))
+	root.SetArgs(args)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintln(os.Stderr, "kgforge:", err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return exitFailed
+}
+
+// cacheDir returns kgforge's cache directory.
+func cacheDir() string {
+	if d := os.Getenv("KGFORGE_CACHE_DIR"); d != "" {
+		return d
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	return filepath.Join(base, "kgforge")
+}
+
+// neo4jFromEnv returns the Neo4j settings from the usual variables, or nil
+// when NEO4J_URI is not set.
+func neo4jFromEnv(batch int) *load.Config {
+	uri := os.Getenv("NEO4J_URI")
+	if uri == "" {
+		return nil
+	}
+	return &load.Config{URI: uri, Username: os.Getenv("NEO4J_USERNAME"), Password: os.Getenv("NEO4J_PASSWORD"),
+		Database: os.Getenv("NEO4J_DATABASE"), BatchSize: batch}
+}

@@ -1,0 +1,362 @@
+package stages
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"kgforge/bundle"
+	"kgforge/consolidate"
+	"kgforge/extract"
+	"kgforge/ingest"
+	"kgforge/internal/duck"
+	"kgforge/kg"
+	"kgforge/llm"
+	"kgforge/load"
+	"kgforge/pipelines"
+)
+
+// Status is how a run ended.
+type Status string
+
+// Run statuses; cmd/kgforge maps them to exit codes.
+const (
+	StatusOK      Status = "ok"
+	StatusPartial Status = "partial" // some items were rejected; the bundle holds the rest
+)
+
+// Reject is one item that failed alone.
+type Reject struct {
+	Stage  string `json:"stage"`
+	Item   string `json:"item"`
+	Reason string `json:"reason"`
+}
+
+// StageReport is what one stage did.
+type StageReport struct {
+	Duration time.Duration `json:"duration_ns"`
+	Items    int           `json:"items"`
+}
+
+// Report is the machine-readable account of one run.
+type Report struct {
+	BuildID   string                 `json:"build_id"`
+	Pipeline  string                 `json:"pipeline"`
+	Status    Status                 `json:"status"`
+	Bundle    string                 `json:"bundle"`
+	Started   time.Time              `json:"started"`
+	Finished  time.Time              `json:"finished"`
+	Stages    map[string]StageReport `json:"stages"`
+	Sources   int                    `json:"sources"`
+	Chunks    int                    `json:"chunks"`
+	Tables    int                    `json:"tables"`
+	Triplets  int                    `json:"triplets"`
+	Extract   extract.Stats          `json:"extract"`
+	LLM       llm.Usage              `json:"llm"`
+	TokensPS  float64                `json:"completion_tokens_per_second"`
+	Nodes     int                    `json:"nodes"`
+	Edges     int                    `json:"edges"`
+	Merges    int                    `json:"merges"`
+	Neo4j     *load.Stats            `json:"neo4j,omitempty"`
+	Rejected  []Reject               `json:"rejected"`
+	mu        sync.Mutex
+}
+
+func (r *Report) reject(stage, item string, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.Rejected = append(r.Rejected, Reject{Stage: stage, Item: item, Reason: err.Error()})
+}
+
+func (r *Report) stage(name string, start time.Time, items int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.Stages[name] = StageReport{Duration: time.Since(start), Items: items}
+}
+
+// Runner runs pipelines. Its fields are set once before Run.
+type Runner struct {
+	LLM      *llm.Client
+	CacheDir string        // content-addressed cache shared by runs
+	OutDir   string        // overrides the pipeline's output directory when set
+	Neo4j    *load.Config  // nil: do not load Neo4j
+	Log      *slog.Logger  // nil: discard
+	Now      func() time.Time
+}
+
+// NewBuildID returns a build id: the UTC time and a random suffix, so ids
+// sort by time and two builds in one second never collide.
+func NewBuildID(now time.Time) string {
+	var b [3]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+}
+
+// Run runs the pipeline once. A non-nil error is fatal and leaves no new
+// bundle behind; item-level rejections end in StatusPartial instead.
+func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (*Report, error) {
+	log := rn.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	now := time.Now
+	if rn.Now != nil {
+		now = rn.Now
+	}
+	rep := &Report{BuildID: NewBuildID(now()), Pipeline: p.Name, Started: now(), Stages: map[string]StageReport{}, Rejected: []Reject{}}
+	log.Info("build started", "pipeline", p.Name, "build_id", rep.BuildID)
+
+	digests, err := rn.LLM.ModelDigests(ctx, p.LLM.ChatModel)
+	if err != nil {
+		return rep, err
+	}
+	cache, err := OpenDiskCache(filepath.Join(rn.CacheDir, "extract"))
+	if err != nil {
+		return rep, err
+	}
+	ex, err := extract.New(rn.LLM, cache, extract.Options{
+		Model: p.LLM.ChatModel, ModelDigest: digests[p.LLM.ChatModel], MaxCtx: p.LLM.MaxContext, NumPredict: p.LLM.MaxOutput,
+	})
+	if err != nil {
+		return rep, err
+	}
+	rootDir := p.Resolve(p.Root)
+	root, err := os.OpenRoot(rootDir)
+	if err != nil {
+		return rep, fmt.Errorf("open pipeline root %s: %w", rootDir, err)
+	}
+	defer root.Close()
+	var found []ingest.Found
+	for _, s := range p.Sources {
+		f, err := ingest.Discover(root, s.Paths, kg.SourceKind(s.Kind))
+		if err != nil {
+			return rep, fmt.Errorf("pipeline %s: source %s: %w", p.Name, s.Name, err)
+		}
+		found = append(found, f...)
+	}
+	found = dedupe(found)
+
+	outDir := rn.OutDir
+	if outDir == "" {
+		outDir = p.Resolve(p.Output)
+	}
+	w, err := bundle.Create(outDir, rep.BuildID)
+	if err != nil {
+		return rep, err
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			if aerr := w.Abort(); aerr != nil {
+				log.Error("abort bundle", "err", aerr)
+			}
+		}
+	}()
+	db, err := w.Data(ctx, duck.Settings{Threads: p.DuckDB.Threads, MemoryLimit: p.DuckDB.MemoryLimit})
+	if err != nil {
+		return rep, err
+	}
+
+	var (
+		sources  []kg.Source
+		chunks   []kg.Chunk
+		tables   []kg.Table
+		triplets []kg.Triplet
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	chunkCh := make(chan kg.Chunk, 4*p.LLM.Concurrency)
+	resultCh := make(chan []kg.Triplet, p.LLM.Concurrency)
+
+	// Ingest: reads sources one by one, loads tables and feeds chunks to
+	// extraction as soon as each document is cut.
+	g.Go(func() error {
+		defer close(chunkCh)
+		start := time.Now()
+		taken := map[string]bool{}
+		for _, f := range found {
+			src, data, err := ingest.Open(root, f, ingest.MaxSourceBytes)
+			if err != nil {
+				if errors.Is(err, kg.ErrRejected) {
+					rep.reject("ingest", f.Rel, err)
+					continue
+				}
+				return err
+			}
+			if src.Kind.IsTable() {
+				t, err := ingest.LoadTable(gctx, db, src, filepath.Join(rootDir, filepath.FromSlash(f.Rel)), ingest.UniqueName(taken, ingest.TableName(f.Rel)))
+				if err != nil {
+					if errors.Is(err, kg.ErrRejected) {
+						rep.reject("ingest", f.Rel, err)
+						continue
+					}
+					return err
+				}
+				sources = append(sources, src)
+				tables = append(tables, t)
+				continue
+			}
+			doc, err := ingest.ReadDocument(gctx, src, data)
+			if err != nil {
+				if errors.Is(err, kg.ErrRejected) {
+					rep.reject("ingest", f.Rel, err)
+					continue
+				}
+				return err
+			}
+			sources = append(sources, src)
+			for _, c := range ingest.Chunk(doc, ingest.ChunkOptions{Size: p.Chunking.Size, Overlap: p.Chunking.Overlap}) {
+				chunks = append(chunks, c)
+				select {
+				case chunkCh <- c:
+				case <-gctx.Done():
+					return gctx.Err()
+				}
+			}
+		}
+		if err := ingest.FindKeys(gctx, db, tables); err != nil {
+			return err
+		}
+		rep.stage("ingest", start, len(sources))
+		return nil
+	})
+
+	// Extract: as many workers as the Ollama server has parallel slots.
+	g.Go(func() error {
+		defer close(resultCh)
+		start := time.Now()
+		workers, wctx := errgroup.WithContext(gctx)
+		for range p.LLM.Concurrency {
+			workers.Go(func() error {
+				for c := range chunkCh {
+					ts, err := ex.Process(wctx, c)
+					if err != nil {
+						if errors.Is(err, kg.ErrRejected) {
+							rep.reject("extract", c.ID, err)
+							continue
+						}
+						return err
+					}
+					select {
+					case resultCh <- ts:
+					case <-wctx.Done():
+						return wctx.Err()
+					}
+				}
+				return nil
+			})
+		}
+		err := workers.Wait()
+		rep.stage("extract", start, ex.Stats().Chunks)
+		return err
+	})
+
+	g.Go(func() error {
+		for ts := range resultCh {
+			triplets = append(triplets, ts...)
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		return rep, err
+	}
+	log.Info("extraction done", "chunks", len(chunks), "triplets", len(triplets))
+
+	start := time.Now()
+	// Workers finish in any order; sort so the bundle is the same every run.
+	slices.SortFunc(triplets, func(a, b kg.Triplet) int { return strings.Compare(a.ID, b.ID) })
+	graph := consolidate.Build(consolidate.Input{Sources: sources, Chunks: chunks, Triplets: triplets, Tables: tables})
+	rep.stage("consolidate", start, len(graph.Nodes))
+
+	start = time.Now()
+	m := bundle.Manifest{
+		Created: now().UTC(), Pipeline: p.Name, PipelineSHA256: p.SHA256,
+		Models:  map[string]bundle.Model{"chat": {Name: p.LLM.ChatModel, Digest: digests[p.LLM.ChatModel]}},
+		Prompts: map[string]string{p.Extract.Prompt: ex.PromptVersion()},
+	}
+	dir, err := w.Commit(bundle.Contents{Sources: sources, Chunks: chunks, Triplets: triplets, Tables: tables, Graph: graph}, m)
+	if err != nil {
+		return rep, err
+	}
+	committed = true
+	rep.stage("bundle", start, len(graph.Nodes)+len(graph.Edges))
+	rep.Bundle = dir
+	log.Info("bundle written", "dir", dir, "nodes", len(graph.Nodes), "edges", len(graph.Edges))
+
+	if rn.Neo4j != nil {
+		start = time.Now()
+		st, err := loadNeo4j(ctx, *rn.Neo4j, dir, log)
+		if err != nil {
+			return rep, err
+		}
+		rep.Neo4j = &st
+		rep.stage("neo4j", start, st.Nodes+st.Relationships)
+	}
+
+	rep.Sources, rep.Chunks, rep.Tables, rep.Triplets = len(sources), len(chunks), len(tables), len(triplets)
+	rep.Nodes, rep.Edges, rep.Merges = len(graph.Nodes), len(graph.Edges), len(graph.Merges)
+	rep.Extract = ex.Stats()
+	rep.LLM = rn.LLM.Usage()
+	rep.TokensPS = rep.LLM.TokensPerSecond()
+	rep.Status = StatusOK
+	if len(rep.Rejected) > 0 {
+		rep.Status = StatusPartial
+	}
+	rep.Finished = now()
+	log.Info("build finished", "status", rep.Status, "build_id", rep.BuildID, "rejected", len(rep.Rejected))
+	return rep, writeReport(outDir, rep)
+}
+
+func loadNeo4j(ctx context.Context, cfg load.Config, dir string, log *slog.Logger) (load.Stats, error) {
+	b, err := bundle.Open(dir)
+	if err != nil {
+		return load.Stats{}, err
+	}
+	defer b.Close()
+	l, err := load.New(ctx, cfg, log)
+	if err != nil {
+		return load.Stats{}, err
+	}
+	st, err := l.Load(ctx, b)
+	return st, errors.Join(err, l.Close(ctx))
+}
+
+// writeReport writes the report beside the bundles as reports/BUILD.json.
+func writeReport(outDir string, rep *Report) error {
+	dir := filepath.Join(outDir, "reports")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write run report: %w", err)
+	}
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return fmt.Errorf("write run report: %w", err)
+	}
+	p := filepath.Join(dir, rep.BuildID+".json")
+	if err := os.WriteFile(p+".tmp", append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write run report: %w", err)
+	}
+	return os.Rename(p+".tmp", p)
+}
+
+func dedupe(found []ingest.Found) []ingest.Found {
+	seen := map[string]bool{}
+	out := found[:0]
+	for _, f := range found {
+		if !seen[f.Rel] {
+			seen[f.Rel] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}
