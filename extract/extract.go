@@ -64,7 +64,9 @@ const (
 )
 
 // Schema is the JSON schema the model's reply must follow.
-var Schema = json.RawMessage(`{"type":"object","properties":{"triplets":{"type":"array","items":{"type":"object","properties":{` +
+// maxItems bounds the reply: a small model at temperature 0 otherwise tends to
+// repeat one fact until the output-token bound cuts it.
+var Schema = json.RawMessage(`{"type":"object","properties":{"triplets":{"type":"array","maxItems":12,"items":{"type":"object","properties":{` +
 	`"subject":{"type":"string"},"subject_type":{"type":"string"},"predicate":{"type":"string"},` +
 	`"object":{"type":"string"},"object_type":{"type":"string"},"evidence":{"type":"string"}},` +
 	`"required":["subject","subject_type","predicate","object","object_type","evidence"]}}},"required":["triplets"]}`)

@@ -1,0 +1,62 @@
+# kgforge — the two commands a newcomer needs are `make demo` and `make test`.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+GO ?= go
+BIN := bin/kgforge
+CACHE := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/kgforge
+# The services' addresses; the scripts use a server that already answers there.
+export OLLAMA_HOST ?= 127.0.0.1:11434
+export NEO4J_URI ?= bolt://127.0.0.1:7687
+QUESTION ?= Which supplier provides the aluminium frames, and what happened in the quality incident?
+
+.PHONY: all build services stop demo test test-unit fuzz lint tidy clean
+
+all: build
+
+build:
+	$(GO) build -trimpath -o $(BIN) ./cmd/kgforge
+
+## services: build and start Ollama (with both models) and Neo4j; idempotent
+services:
+	scripts/ollama.sh up
+	scripts/neo4j.sh build
+	scripts/neo4j.sh start
+
+## stop: stop the services the scripts started
+stop:
+	-scripts/ollama.sh stop
+	-scripts/neo4j.sh stop
+
+## demo: set everything up, build the example bundle, load Neo4j, ask a question
+demo: build services
+	@echo "== kgforge build --pipeline pipelines/example.yaml"
+	$(BIN) build --pipeline pipelines/example.yaml || [ $$? -eq 3 ]
+	@echo
+	@echo "== bundle: out/bikeco/latest -> $$(readlink out/bikeco/latest)"
+	$(BIN) bundle verify out/bikeco
+	@echo
+	@echo "== kgforge ask --bundle out/bikeco \"$(QUESTION)\""
+	$(BIN) ask --bundle out/bikeco "$(QUESTION)"
+
+## test: unit, fuzz-seed and integration tests against the real Ollama and Neo4j
+test: services
+	KGFORGE_INTEGRATION=1 $(GO) test -race -timeout 40m -count=1 ./...
+
+## test-unit: tests that need no services (integration tests skip)
+test-unit:
+	$(GO) test -race -count=1 ./...
+
+## fuzz: a short run of every fuzz target
+fuzz:
+	@for t in ingest:FuzzChunk extract:FuzzLocate extract:FuzzParseReply load:FuzzSanitizers; do \
+	  $(GO) test ./$${t%%:*} -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $${FUZZTIME:-20s}; \
+	done
+
+lint:
+	golangci-lint run ./...
+
+tidy:
+	$(GO) mod tidy
+
+clean:
+	rm -rf bin out

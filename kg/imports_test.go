@@ -1,0 +1,104 @@
+package kg_test
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// allowed is DESIGN.md's package table: what each package may import of
+// kgforge. stages also uses llm (the client it hands to extract) and
+// internal/duck (the build's DuckDB settings), both below it in the table.
+var allowed = map[string][]string{
+	"cmd/kgforge":   {"*"},
+	"pipelines":     {"kg"},
+	"stages":        {"ingest", "extract", "consolidate", "load", "bundle", "pipelines", "kg", "llm", "internal/duck"},
+	"ingest":        {"kg", "internal/duck"},
+	"extract":       {"kg", "llm", "prompts"},
+	"consolidate":   {"kg", "llm", "internal/duck"},
+	"load":          {"kg", "bundle"},
+	"bundle":        {"kg", "internal/duck"},
+	"agent":         {"bundle", "llm", "prompts", "kg", "internal/duck"},
+	"review":        {"bundle", "consolidate"},
+	"llm":           {},
+	"internal/duck": {},
+	"kg":            {},
+	"prompts":       {},
+}
+
+// owners says which one package may import each outside system.
+var owners = map[string]string{
+	"github.com/ollama/ollama":             "llm",
+	"github.com/neo4j/neo4j-go-driver":     "load",
+	"github.com/apache/arrow-go":           "bundle",
+	"github.com/duckdb/duckdb-go":          "internal/duck",
+	"github.com/duckdb/duckdb-go-bindings": "internal/duck",
+}
+
+type pkg struct {
+	ImportPath string
+	Imports    []string
+	Dir        string
+}
+
+func listPackages(t *testing.T) []pkg {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-json", "kgforge/...")
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+func TestImports_PointDownTheTable(t *testing.T) {
+	pkgs := listPackages(t)
+	seen := map[string]bool{}
+	for _, p := range pkgs {
+		name := strings.TrimPrefix(p.ImportPath, "kgforge/")
+		seen[name] = true
+		rules, ok := allowed[name]
+		if !ok {
+			t.Errorf("package %s is not in DESIGN.md's table; add it there and here", name)
+			continue
+		}
+		for _, imp := range p.Imports {
+			if ours, ok := strings.CutPrefix(imp, "kgforge/"); ok {
+				if !slices.Contains(rules, "*") && !slices.Contains(rules, ours) {
+					t.Errorf("%s imports %s, which DESIGN.md does not allow", name, ours)
+				}
+				continue
+			}
+			for prefix, owner := range owners {
+				if strings.HasPrefix(imp, prefix) && name != owner {
+					t.Errorf("%s imports %s; only %s may", name, imp, owner)
+				}
+			}
+		}
+		if _, err := os.Stat(filepath.Join(p.Dir, "doc.go")); err != nil {
+			t.Errorf("package %s has no doc.go", name)
+		}
+	}
+	for name := range allowed {
+		if !seen[name] {
+			t.Errorf("package %s of DESIGN.md's table does not exist", name)
+		}
+	}
+}
