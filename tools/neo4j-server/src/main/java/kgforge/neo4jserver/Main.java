@@ -43,10 +43,18 @@ public final class Main {
     // that takes the whole server down. Sized for a ~1 GiB heap.
     private static final long TX_MEMORY_GLOBAL_BYTES = 512L << 20;
     private static final long TX_MEMORY_PER_TX_BYTES = 256L << 20;
+    // Transaction logs: by default each database (system and neo4j) gets a
+    // preallocated 256 MiB file, i.e. 512 MiB of disk for an empty store, and
+    // old logs are kept for 2 days. Grow files on demand, rotate at 64 MiB and
+    // keep ~128 MiB per database: bounded disk use for a dev/CI cache.
+    private static final long TX_LOG_ROTATION_BYTES = 64L << 20;
+    private static final String TX_LOG_RETENTION = "128M size";
     // The Bolt server stops after the databases have been checkpointed and
     // closed, then waits for its connection and thread pools: 5 s each by
     // default even when idle, which made every stop take ~10 s. 1 s is plenty
-    // for a local dev server. (Internal settings: pinned Neo4j version.)
+    // here; debug.log then warns that Netty's event loops were "forcefully
+    // terminated", which is harmless at that point. (Internal settings, fine
+    // with a pinned Neo4j version.)
     private static final Duration BOLT_SHUTDOWN_WAIT = Duration.ofSeconds(1);
 
     public static void main(String[] args) throws Exception {
@@ -84,6 +92,9 @@ public final class Main {
                 .setConfig(GraphDatabaseSettings.pagecache_memory, PAGE_CACHE_BYTES)
                 .setConfig(GraphDatabaseSettings.memory_transaction_global_max_size, TX_MEMORY_GLOBAL_BYTES)
                 .setConfig(GraphDatabaseSettings.memory_transaction_max_size, TX_MEMORY_PER_TX_BYTES)
+                .setConfig(GraphDatabaseSettings.preallocate_logical_logs, false)
+                .setConfig(GraphDatabaseSettings.logical_log_rotation_threshold, TX_LOG_ROTATION_BYTES)
+                .setConfig(GraphDatabaseSettings.keep_logical_logs, TX_LOG_RETENTION)
                 .setConfig(BoltConnectorInternalSettings.connection_shutdown_wait_time, BOLT_SHUTDOWN_WAIT)
                 .setConfig(BoltConnectorInternalSettings.thread_pool_shutdown_wait_time, BOLT_SHUTDOWN_WAIT)
                 .build();
