@@ -31,7 +31,7 @@ type Options struct {
 	Model       string // chat model name
 	ModelDigest string // its digest on the server, part of the cache key
 	MaxCtx      int    // largest context window to ask for; 0 means 8192
-	NumPredict  int    // bound on completion tokens; 0 means 1024
+	NumPredict  int    // bound on completion tokens; 0 means 512
 	Attempts    int    // calls per chunk when the reply is not valid JSON; 0 means 2
 }
 
@@ -61,15 +61,94 @@ const (
 	DropObjectNotFound   = "object_not_in_chunk"
 	DropIncomplete       = "incomplete_triplet"
 	DropDuplicate        = "duplicate_in_chunk"
+	DropSelfLoop         = "subject_is_object"
 )
 
-// Schema is the JSON schema the model's reply must follow.
-// maxItems bounds the reply: a small model at temperature 0 otherwise tends to
-// repeat one fact until the output-token bound cuts it.
-var Schema = json.RawMessage(`{"type":"object","properties":{"triplets":{"type":"array","maxItems":12,"items":{"type":"object","properties":{` +
-	`"subject":{"type":"string"},"subject_type":{"type":"string"},"predicate":{"type":"string"},` +
-	`"object":{"type":"string"},"object_type":{"type":"string"},"evidence":{"type":"string"}},` +
-	`"required":["subject","subject_type","predicate","object","object_type","evidence"]}}},"required":["triplets"]}`)
+// maxTriplets bounds the reply: a small model at temperature 0 otherwise
+// tends to repeat one fact until the output-token bound cuts it.
+const maxTriplets = 6
+
+// SchemaFor returns the JSON schema the model's reply must follow for a
+// chunk with the given sentences. The evidence comes first and is an enum of
+// the chunk's own sentences, so the grammar itself keeps the model from
+// inventing a quote; subject and object still have to be found in it.
+func SchemaFor(sentences []string) json.RawMessage {
+	str := map[string]any{"type": "string"}
+	item := map[string]any{
+		"type": "object",
+		"properties": orderedProps{
+			{"evidence", map[string]any{"type": "string", "enum": sentences}},
+			{"subject", str}, {"subject_type", str}, {"predicate", str}, {"object", str}, {"object_type", str},
+		},
+		"required": []string{"evidence", "subject", "subject_type", "predicate", "object", "object_type"},
+	}
+	schema := map[string]any{
+		"type":       "object",
+		"properties": map[string]any{"triplets": map[string]any{"type": "array", "maxItems": maxTriplets, "items": item}},
+		"required":   []string{"triplets"},
+	}
+	b, _ := json.Marshal(schema) // maps of strings and slices always marshal
+	return b
+}
+
+// orderedProps marshals as a JSON object that keeps its keys in order: the
+// grammar Ollama builds from a schema follows the order of its properties.
+type orderedProps []struct {
+	key string
+	val any
+}
+
+func (o orderedProps) MarshalJSON() ([]byte, error) {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, kv := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(kv.key)
+		v, err := json.Marshal(kv.val)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return []byte(b.String()), nil
+}
+
+// minSentence is the shortest text worth offering as evidence.
+const minSentence = 10
+
+// Sentences cuts text into its sentences and lines, trimmed, in order,
+// without duplicates; pieces shorter than minSentence bytes are left out.
+func Sentences(text string) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(s string) {
+		s = strings.TrimSpace(s)
+		if len(s) >= minSentence && !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	start := 0
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case '\n':
+			add(text[start:i])
+			start = i + 1
+		case '.', '!', '?':
+			if i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\t' {
+				add(text[start : i+1])
+				start = i + 1
+			}
+		}
+	}
+	add(text[start:])
+	return out
+}
 
 // New returns an extractor. cache may be nil.
 func New(c Chatter, cache Cache, opts Options) (*Extractor, error) {
@@ -81,7 +160,7 @@ func New(c Chatter, cache Cache, opts Options) (*Extractor, error) {
 		opts.MaxCtx = 8192
 	}
 	if opts.NumPredict == 0 {
-		opts.NumPredict = 1024
+		opts.NumPredict = 512
 	}
 	if opts.Attempts == 0 {
 		opts.Attempts = 2
@@ -116,23 +195,37 @@ type rawTriplet struct {
 	Evidence    string `json:"evidence"`
 }
 
+// retryTemperature is the sampling temperature of a retry after a reply
+// that was not valid JSON.
+const retryTemperature = 0.4
+
 // ErrTooLong means a chunk with its prompt does not fit the context window.
 var ErrTooLong = errors.New("chunk does not fit the model's context window")
 
 // Process extracts the grounded triplets of one chunk. An error wrapping
 // kg.ErrRejected means this chunk alone failed.
 func (e *Extractor) Process(ctx context.Context, c kg.Chunk) ([]kg.Triplet, error) {
-	text, err := e.prompt.Render(map[string]string{"Text": c.Text})
+	sentences := Sentences(c.Text)
+	if len(sentences) == 0 {
+		e.count(nil, false, nil)
+		return nil, nil // a heading or a fragment: nothing to state a fact
+	}
+	msgs, err := e.messages(c.Text)
 	if err != nil {
 		return nil, err
 	}
+	size := 0
+	for _, m := range msgs {
+		size += len(m.Content)
+	}
 	// About three bytes per token is a safe over-estimate for prose, so the
 	// window is never too small; Ollama would silently cut the prompt if it were.
-	numCtx := roundUp(len(text)/3+e.opts.NumPredict+64, 512)
+	numCtx := roundUp(size/3+e.opts.NumPredict+64, 512)
 	if numCtx > e.opts.MaxCtx {
 		return nil, fmt.Errorf("extract chunk %s: %w: %w: needs about %d tokens, limit %d", c.ID, kg.ErrRejected, ErrTooLong, numCtx, e.opts.MaxCtx)
 	}
-	key := kg.ID("extract", e.opts.Model, e.opts.ModelDigest, e.prompt.Version, string(Schema),
+	schema := SchemaFor(sentences)
+	key := kg.ID("extract", e.opts.Model, e.opts.ModelDigest, e.prompt.Version, string(schema),
 		fmt.Sprint(numCtx, e.opts.NumPredict), c.Text)
 	raw, hit := e.cacheGet(key)
 	var parsed reply
@@ -142,7 +235,7 @@ func (e *Extractor) Process(ctx context.Context, c kg.Chunk) ([]kg.Triplet, erro
 		}
 	}
 	if !hit {
-		parsed, raw, err = e.ask(ctx, c, text, numCtx)
+		parsed, raw, err = e.ask(ctx, c, msgs, schema, numCtx)
 		if err != nil {
 			return nil, err
 		}
@@ -153,17 +246,42 @@ func (e *Extractor) Process(ctx context.Context, c kg.Chunk) ([]kg.Triplet, erro
 		}
 	}
 	triplets, drops := e.ground(c, parsed.Triplets)
+	e.count(triplets, hit, drops)
+	return triplets, nil
+}
+
+// messages builds the conversation: one worked example, then the chunk.
+func (e *Extractor) messages(text string) ([]llm.Message, error) {
+	examplePassage, err := e.prompt.RenderPart("example_passage", nil)
+	if err != nil {
+		return nil, err
+	}
+	exampleQ, err := e.prompt.RenderPart("instruction", map[string]string{"Text": examplePassage})
+	if err != nil {
+		return nil, err
+	}
+	exampleA, err := e.prompt.RenderPart("example_answer", nil)
+	if err != nil {
+		return nil, err
+	}
+	q, err := e.prompt.RenderPart("instruction", map[string]string{"Text": text})
+	if err != nil {
+		return nil, err
+	}
+	return []llm.Message{{Role: "user", Content: exampleQ}, {Role: "assistant", Content: exampleA}, {Role: "user", Content: q}}, nil
+}
+
+func (e *Extractor) count(kept []kg.Triplet, hit bool, drops map[string]int) {
 	e.mu.Lock()
+	defer e.mu.Unlock()
 	e.stats.Chunks++
 	if hit {
 		e.stats.CacheHits++
 	}
-	e.stats.Kept += len(triplets)
+	e.stats.Kept += len(kept)
 	for k, v := range drops {
 		e.stats.Dropped[k] += v
 	}
-	e.mu.Unlock()
-	return triplets, nil
 }
 
 func (e *Extractor) cacheGet(key string) ([]byte, bool) {
@@ -175,12 +293,18 @@ func (e *Extractor) cacheGet(key string) ([]byte, bool) {
 
 // ask calls the model until it returns parsable JSON, up to opts.Attempts
 // times, and returns the parsed reply with its canonical JSON.
-func (e *Extractor) ask(ctx context.Context, c kg.Chunk, prompt string, numCtx int) (reply, []byte, error) {
+func (e *Extractor) ask(ctx context.Context, c kg.Chunk, msgs []llm.Message, schema json.RawMessage, numCtx int) (reply, []byte, error) {
 	var lastErr error
 	for attempt := range e.opts.Attempts {
+		// At temperature 0 a retry would repeat the same reply; later
+		// attempts sample a little, with a fixed seed to stay reproducible.
+		temp := 0.0
+		if attempt > 0 {
+			temp = retryTemperature
+		}
 		resp, err := e.llm.Chat(ctx, llm.ChatRequest{
-			Model: e.opts.Model, Schema: Schema, NumCtx: numCtx, NumPredict: e.opts.NumPredict,
-			Seed: attempt, Messages: []llm.Message{{Role: "user", Content: prompt}},
+			Model: e.opts.Model, Schema: schema, NumCtx: numCtx, NumPredict: e.opts.NumPredict,
+			Temperature: temp, Seed: attempt, Messages: msgs,
 		})
 		if err != nil {
 			if ctx.Err() != nil {
@@ -275,6 +399,10 @@ func (e *Extractor) ground(c kg.Chunk, raws []rawTriplet) ([]kg.Triplet, map[str
 		oSpan, ok := locateName(c.Text, evSpan, obj)
 		if !ok {
 			drops[DropObjectNotFound]++
+			continue
+		}
+		if kg.NormalizeName(subj) == kg.NormalizeName(obj) {
+			drops[DropSelfLoop]++
 			continue
 		}
 		id := kg.ID("triplet", c.ID, kg.NormalizeName(subj), pred, kg.NormalizeName(obj))

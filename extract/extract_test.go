@@ -121,6 +121,7 @@ func TestExtractor_GroundsAndDropsByReason(t *testing.T) {
 	 {"subject":"Velora","subject_type":"company","predicate":"located_in","object":"Lisbon","object_type":"city","evidence":"Velora is in Lisbon."},
 	 {"subject":"Acme","subject_type":"company","predicate":"likes","object":"Porto","object_type":"city","evidence":"Porto is sunny."},
 	 {"subject":"Porto","subject_type":"city","predicate":"is","object":"rainy","object_type":"x","evidence":"Porto is sunny."},
+	 {"subject":"Porto","subject_type":"city","predicate":"is","object":"porto","object_type":"x","evidence":"Porto is sunny."},
 	 {"subject":"","subject_type":"","predicate":"","object":"","object_type":"","evidence":""}]}`
 	fake := &scripted{replies: []string{"{broken", reply}}
 	cache := &mapCache{m: map[string][]byte{}}
@@ -146,18 +147,22 @@ func TestExtractor_GroundsAndDropsByReason(t *testing.T) {
 	if local(tr.Subject.Span) != "Velora Cycles" || local(tr.Object.Span) != "Kestrel Alloys" {
 		t.Errorf("mention spans %q %q", local(tr.Subject.Span), local(tr.Object.Span))
 	}
-	want := map[string]int{DropDuplicate: 1, DropEvidenceNotFound: 1, DropSubjectNotFound: 1, DropObjectNotFound: 1, DropIncomplete: 1}
+	want := map[string]int{DropDuplicate: 1, DropEvidenceNotFound: 1, DropSubjectNotFound: 1, DropObjectNotFound: 1, DropIncomplete: 1, DropSelfLoop: 1}
 	st := ex.Stats()
 	for k, v := range want {
 		if st.Dropped[k] != v {
 			t.Errorf("dropped[%s] = %d, want %d (all: %v)", k, st.Dropped[k], v, st.Dropped)
 		}
 	}
-	if len(fake.reqs) != 2 || fake.reqs[1].Seed == fake.reqs[0].Seed {
-		t.Errorf("want a retry with another seed after broken JSON, got %d calls", len(fake.reqs))
+	if len(fake.reqs) != 2 || fake.reqs[1].Temperature == 0 {
+		t.Errorf("want a sampled retry after broken JSON, got %d calls", len(fake.reqs))
 	}
-	if fake.reqs[0].NumCtx == 0 || string(fake.reqs[0].Schema) != string(Schema) || fake.reqs[0].Temperature != 0 {
-		t.Errorf("request options: %+v", fake.reqs[0])
+	req := fake.reqs[0]
+	if req.NumCtx == 0 || string(req.Schema) != string(SchemaFor(Sentences(chunk.Text))) || req.Temperature != 0 {
+		t.Errorf("request options: %+v", req)
+	}
+	if len(req.Messages) != 3 || req.Messages[1].Role != "assistant" || !strings.Contains(req.Messages[2].Content, chunk.Text) {
+		t.Errorf("want a worked example then the chunk, got %+v", req.Messages)
 	}
 
 	// A second run of the same chunk is served from the cache.
@@ -172,7 +177,7 @@ func TestExtractor_RejectsChunkAfterAttempts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = ex.Process(context.Background(), kg.Chunk{ID: "c9", Text: "x"})
+	_, err = ex.Process(context.Background(), kg.Chunk{ID: "c9", Text: "A sentence long enough."})
 	if !errors.Is(err, kg.ErrRejected) || !strings.Contains(err.Error(), "c9") {
 		t.Errorf("err = %v, want rejection naming c9", err)
 	}
@@ -192,5 +197,38 @@ func TestNormalize(t *testing.T) {
 		if got := NormalizeType(in); got != want {
 			t.Errorf("NormalizeType(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestSentences(t *testing.T) {
+	got := Sentences("# Suppliers\nVelora buys frames. Kestrel Alloys Ltd. is in Sheffield!  Short.\n- a bullet item here\nVelora buys frames. v1.2 ok")
+	want := []string{"# Suppliers", "Velora buys frames.", "Kestrel Alloys Ltd.", "is in Sheffield!", "- a bullet item here"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("Sentences = %q", got)
+	}
+	if Sentences("# A") != nil {
+		t.Error("a lone short heading has no sentences")
+	}
+}
+
+func TestSchemaFor_EvidenceFirstAndEnumerated(t *testing.T) {
+	got := string(SchemaFor([]string{"A b c d e f.", `Quote "x".`}))
+	if !strings.Contains(got, `"properties":{"evidence":{"enum":["A b c d e f.","Quote \"x\"."],"type":"string"},"subject":`) {
+		t.Errorf("schema = %s", got)
+	}
+	if !strings.Contains(got, `"maxItems":6`) {
+		t.Errorf("schema lacks maxItems: %s", got)
+	}
+}
+
+func TestExtractor_SkipsChunksWithoutSentences(t *testing.T) {
+	fake := &scripted{}
+	ex, err := New(fake, nil, Options{Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ex.Process(context.Background(), kg.Chunk{ID: "h", Text: "# Title"})
+	if err != nil || got != nil || len(fake.reqs) != 0 {
+		t.Errorf("heading-only chunk: %v %v, %d calls", got, err, len(fake.reqs))
 	}
 }

@@ -88,7 +88,7 @@ func Default() Pipeline {
 		Root:     ".",
 		Output:   "out",
 		Chunking: Chunking{Size: 1200, Overlap: 160},
-		LLM:      LLM{ChatModel: "gemma3:270m", EmbedModel: "all-minilm:l6-v2", Concurrency: 1, MaxContext: 8192, MaxOutput: 1024},
+		LLM:      LLM{ChatModel: "gemma3:270m", EmbedModel: "all-minilm:l6-v2", Concurrency: 1, MaxContext: 8192, MaxOutput: 512},
 		Extract:  Extract{Prompt: "extract.tmpl"},
 		Neo4j:    Neo4j{Mode: Neo4jAuto, BatchSize: 1000},
 		DuckDB:   DuckDB{Threads: 2, MemoryLimit: "2GB"},

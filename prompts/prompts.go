@@ -28,6 +28,16 @@ func (p *Prompt) Render(data any) (string, error) {
 	return b.String(), nil
 }
 
+// RenderPart executes the named template defined inside the prompt file
+// ({{define "name"}}…{{end}}).
+func (p *Prompt) RenderPart(name string, data any) (string, error) {
+	var b bytes.Buffer
+	if err := p.tmpl.ExecuteTemplate(&b, name, data); err != nil {
+		return "", fmt.Errorf("render prompt %s part %s: %w", p.Name, name, err)
+	}
+	return b.String(), nil
+}
+
 // Parse parses a template from text; name is used in errors and the version.
 func Parse(name, text string) (*Prompt, error) {
 	t, err := template.New(name).Option("missingkey=error").Parse(text)

@@ -40,10 +40,13 @@ func TestPrompt_RenderMissingKeyIsError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Render(map[string]string{}); err == nil {
+	if _, err := p.RenderPart("instruction", map[string]string{}); err == nil {
 		t.Error("Render with no Text: want error, got nil")
 	}
-	got, err := p.Render(map[string]string{"Text": "Velora buys frames."})
+	if _, err := p.RenderPart("no_such_part", nil); err == nil {
+		t.Error("RenderPart of an unknown part: want error")
+	}
+	got, err := p.RenderPart("instruction", map[string]string{"Text": "Velora buys frames."})
 	if err != nil {
 		t.Fatal(err)
 	}
