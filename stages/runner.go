@@ -52,26 +52,26 @@ type StageReport struct {
 
 // Report is the machine-readable account of one run.
 type Report struct {
-	BuildID   string                 `json:"build_id"`
-	Pipeline  string                 `json:"pipeline"`
-	Status    Status                 `json:"status"`
-	Bundle    string                 `json:"bundle"`
-	Started   time.Time              `json:"started"`
-	Finished  time.Time              `json:"finished"`
-	Stages    map[string]StageReport `json:"stages"`
-	Sources   int                    `json:"sources"`
-	Chunks    int                    `json:"chunks"`
-	Tables    int                    `json:"tables"`
-	Triplets  int                    `json:"triplets"`
-	Extract   extract.Stats          `json:"extract"`
-	LLM       llm.Usage              `json:"llm"`
-	TokensPS  float64                `json:"completion_tokens_per_second"`
-	Nodes     int                    `json:"nodes"`
-	Edges     int                    `json:"edges"`
-	Merges    int                    `json:"merges"`
-	Neo4j     *load.Stats            `json:"neo4j,omitempty"`
-	Rejected  []Reject               `json:"rejected"`
-	mu        sync.Mutex
+	BuildID  string                 `json:"build_id"`
+	Pipeline string                 `json:"pipeline"`
+	Status   Status                 `json:"status"`
+	Bundle   string                 `json:"bundle"`
+	Started  time.Time              `json:"started"`
+	Finished time.Time              `json:"finished"`
+	Stages   map[string]StageReport `json:"stages"`
+	Sources  int                    `json:"sources"`
+	Chunks   int                    `json:"chunks"`
+	Tables   int                    `json:"tables"`
+	Triplets int                    `json:"triplets"`
+	Extract  extract.Stats          `json:"extract"`
+	LLM      llm.Usage              `json:"llm"`
+	TokensPS float64                `json:"completion_tokens_per_second"`
+	Nodes    int                    `json:"nodes"`
+	Edges    int                    `json:"edges"`
+	Merges   int                    `json:"merges"`
+	Neo4j    *load.Stats            `json:"neo4j,omitempty"`
+	Rejected []Reject               `json:"rejected"`
+	mu       sync.Mutex
 }
 
 func (r *Report) reject(stage, item string, err error) {
@@ -89,10 +89,10 @@ func (r *Report) stage(name string, start time.Time, items int) {
 // Runner runs pipelines. Its fields are set once before Run.
 type Runner struct {
 	LLM      *llm.Client
-	CacheDir string        // content-addressed cache shared by runs
-	OutDir   string        // overrides the pipeline's output directory when set
-	Neo4j    *load.Config  // nil: do not load Neo4j
-	Log      *slog.Logger  // nil: discard
+	CacheDir string       // content-addressed cache shared by runs
+	OutDir   string       // overrides the pipeline's output directory when set
+	Neo4j    *load.Config // nil: do not load Neo4j
+	Log      *slog.Logger // nil: discard
 	Now      func() time.Time
 }
 
