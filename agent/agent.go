@@ -26,7 +26,22 @@ const (
 	ToolAnswer = "answer"
 )
 
-var schema = json.RawMessage(`{"type":"object","properties":{"tool":{"type":"string","enum":["ls","cat","query","answer"]},"arg":{"type":"string"}},"required":["tool","arg"]}`)
+// schemaFor returns the reply schema: one object per tool, so that cat can
+// only name a file that exists and a small model cannot invent one.
+func schemaFor(files []string) json.RawMessage {
+	call := func(tool string, arg map[string]any) map[string]any {
+		return map[string]any{"type": "object", "required": []string{"tool", "arg"}, "properties": map[string]any{
+			"tool": map[string]any{"type": "string", "enum": []string{tool}}, "arg": arg}}
+	}
+	s := map[string]any{"anyOf": []any{
+		call(ToolLs, map[string]any{"type": "string", "enum": []string{""}}),
+		call(ToolCat, map[string]any{"type": "string", "enum": files}),
+		call(ToolQuery, map[string]any{"type": "string", "maxLength": 600, "pattern": "^(SELECT|WITH) .+$"}),
+		call(ToolAnswer, map[string]any{"type": "string", "maxLength": 600}),
+	}}
+	b, _ := json.Marshal(s) // maps of strings and slices always marshal
+	return b
+}
 
 // maxResult bounds what one tool call returns to the model.
 const maxResult = 2000
@@ -93,16 +108,24 @@ func (a *Agent) Ask(ctx context.Context, question string) (Answer, error) {
 	if err != nil {
 		return Answer{}, err
 	}
-	msgs := []llm.Message{{Role: "system", Content: system}, {Role: "user", Content: question}}
-	var ans Answer
-	for range a.maxSteps {
-		resp, err := a.llm.Chat(ctx, llm.ChatRequest{Model: a.model, Messages: msgs, Schema: schema, NumPredict: 256, NumCtx: 8192})
+	// Every question starts with ls, so the model sees what there is.
+	listing := a.run(ctx, ToolLs, "")
+	ans := Answer{Steps: []Step{{Tool: ToolLs, Result: listing}}}
+	msgs := []llm.Message{{Role: "system", Content: system},
+		{Role: "user", Content: question + "\n\nResult of ls:\n" + listing + "\n\nNext tool call, or answer."}}
+	schema := schemaFor(a.b.Files())
+	temperature := 0.0
+	for range a.maxSteps - 1 {
+		resp, err := a.llm.Chat(ctx, llm.ChatRequest{Model: a.model, Messages: msgs, Schema: schema, NumPredict: 256, NumCtx: 8192, Temperature: temperature})
 		if err != nil {
 			return ans, fmt.Errorf("ask %q: %w", question, err)
 		}
 		var call struct{ Tool, Arg string }
 		if err := json.Unmarshal([]byte(resp.Content), &call); err != nil {
+			// A cut or malformed reply: say so, and sample a little next
+			// time so the model does not repeat it.
 			call.Tool, call.Arg = "invalid", resp.Content
+			temperature = 0.5
 		}
 		if call.Tool == ToolAnswer {
 			ans.Text, ans.Answered = call.Arg, true
@@ -130,7 +153,7 @@ func (a *Agent) run(ctx context.Context, tool, arg string) string {
 	case ToolQuery:
 		out = a.query(ctx, arg, 20)
 	default:
-		out = fmt.Sprintf("error: unknown tool %q; use ls, cat, query or answer", tool)
+		out = `error: reply with one JSON object {"tool": "ls"|"cat"|"query"|"answer", "arg": "..."}`
 	}
 	if len(out) > maxResult {
 		out = out[:maxResult] + "\n… (cut)"
@@ -141,11 +164,16 @@ func (a *Agent) run(ctx context.Context, tool, arg string) string {
 func (a *Agent) ls() string {
 	var b strings.Builder
 	for _, f := range a.b.Files() {
-		size := a.b.Manifest.Files[f].Bytes
-		fmt.Fprintf(&b, "%s\t%d bytes\n", f, size)
+		if info, ok := a.b.Manifest.Files[f]; ok {
+			fmt.Fprintf(&b, "%s\t%d bytes\n", f, info.Bytes)
+		} else {
+			fmt.Fprintf(&b, "%s\n", f)
+		}
 	}
-	b.WriteString("SQL tables and views: ")
-	b.WriteString(a.query(context.Background(), "SELECT string_agg(table_name, ', ' ORDER BY table_name) FROM information_schema.tables", 1))
+	_, rows, _, err := a.sb.Query(context.Background(), "SELECT string_agg(table_name, ', ' ORDER BY table_name) FROM information_schema.tables", 1)
+	if err == nil && len(rows) == 1 {
+		b.WriteString("SQL tables and views: " + rows[0][0])
+	}
 	return b.String()
 }
 

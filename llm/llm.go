@@ -182,6 +182,10 @@ type ChatRequest struct {
 	Seed        int
 }
 
+// DoneIncomplete is the DoneReason of a reply the server ended without its
+// final message; its content is usually cut JSON.
+const DoneIncomplete = "incomplete"
+
 // ChatResponse is the reply to a ChatRequest.
 type ChatResponse struct {
 	Content          string
@@ -212,8 +216,9 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 	err := c.retry(ctx, "chat "+req.Model, func() error {
 		var b strings.Builder
 		out = ChatResponse{}
-		done := false
+		done, parts := false, 0
 		err := c.api.Chat(ctx, areq, func(r api.ChatResponse) error {
+			parts++
 			b.WriteString(r.Message.Content)
 			if r.Done {
 				done = true
@@ -225,10 +230,17 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 			return nil
 		})
 		out.Content = b.String()
-		if err == nil && !done {
-			// The api package ends a cut stream without an error; a reply
-			// with no final message is incomplete and worth retrying.
-			err = fmt.Errorf("reply ended before the final message: %w", io.ErrUnexpectedEOF)
+		switch {
+		case err != nil:
+		case parts == 0:
+			// The api package ends a cut stream without an error; a
+			// connection that delivered nothing is worth retrying.
+			err = fmt.Errorf("reply ended before any message: %w", io.ErrUnexpectedEOF)
+		case !done:
+			// The server answered but stopped short of its final message
+			// (seen with structured outputs when generation stalls); the
+			// same request would stall again, so the caller gets what came.
+			out.DoneReason = DoneIncomplete
 		}
 		return err
 	})

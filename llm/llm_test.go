@@ -51,9 +51,7 @@ func TestClient_ChatRetriesTransientFailures(t *testing.T) {
 				_ = conn.Close()
 			}
 		}},
-		{"stream cut before done", func(w http.ResponseWriter) {
-			_, _ = io.WriteString(w, `{"model":"m","message":{"role":"assistant","content":"{\"ok\":"},"done":false}`+"\n")
-		}},
+		{"empty body", func(w http.ResponseWriter) {}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -77,6 +75,20 @@ func TestClient_ChatRetriesTransientFailures(t *testing.T) {
 				t.Errorf("usage = %+v", u)
 			}
 		})
+	}
+}
+
+func TestClient_ChatReturnsAReplyTheServerLeftIncomplete(t *testing.T) {
+	srv, calls := flakyOllama(t, 1, func(w http.ResponseWriter) {
+		_, _ = io.WriteString(w, `{"model":"m","message":{"role":"assistant","content":"{\"ok\":"},"done":false}`+"\n")
+	})
+	c, err := New(Options{Host: srv.URL, BaseDelay: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Chat(context.Background(), ChatRequest{Model: "m"})
+	if err != nil || got.DoneReason != DoneIncomplete || got.Content != `{"ok":` || calls.Load() != 1 {
+		t.Errorf("got %+v, %v after %d calls; want the partial reply, marked incomplete, from one call", got, err, calls.Load())
 	}
 }
 
