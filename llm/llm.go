@@ -37,6 +37,7 @@ type Options struct {
 // Client talks to one Ollama server.
 type Client struct {
 	api        *api.Client
+	http       *http.Client
 	host       string
 	maxRetries int
 	baseDelay  time.Duration
@@ -104,14 +105,19 @@ func New(opts Options) (*Client, error) {
 	if opts.KeepAlive == 0 {
 		opts.KeepAlive = 30 * time.Minute
 	}
+	hc := &http.Client{Timeout: opts.Timeout, Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	return &Client{
-		api:        api.NewClient(u, &http.Client{Timeout: opts.Timeout}),
+		api:        api.NewClient(u, hc),
+		http:       hc,
 		host:       host,
 		maxRetries: opts.MaxRetries,
 		baseDelay:  opts.BaseDelay,
 		keepAlive:  &api.Duration{Duration: opts.KeepAlive},
 	}, nil
 }
+
+// Close releases the client's idle connections.
+func (c *Client) Close() { c.http.CloseIdleConnections() }
 
 // Host returns the server's base URL.
 func (c *Client) Host() string { return c.host }

@@ -86,6 +86,7 @@ func TestClient_ChatReturnsAReplyTheServerLeftIncomplete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(c.Close)
 	got, err := c.Chat(context.Background(), ChatRequest{Model: "m"})
 	if err != nil || got.DoneReason != DoneIncomplete || got.Content != `{"ok":` || calls.Load() != 1 {
 		t.Errorf("got %+v, %v after %d calls; want the partial reply, marked incomplete, from one call", got, err, calls.Load())
@@ -115,6 +116,7 @@ func TestClient_ChatDoesNotRetryClientErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(c.Close)
 	if _, err := c.Chat(context.Background(), ChatRequest{Model: "nope"}); err == nil {
 		t.Fatal("want error")
 	}
@@ -167,6 +169,7 @@ func integration(t *testing.T) *Client {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(c.Close)
 	return c
 }
 

@@ -40,6 +40,7 @@ func askCmd(*globals) *cobra.Command {
 			if err != nil {
 				return usageError(err)
 			}
+			defer client.Close()
 			if _, err := client.ModelDigests(cmd.Context(), model); err != nil {
 				return err
 			}

@@ -34,6 +34,7 @@ func buildCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return usageError(err)
 			}
+			defer client.Close()
 			rn := &stages.Runner{LLM: client, CacheDir: cacheDir(), OutDir: outDir, Log: g.log}
 			switch p.Neo4j.Mode {
 			case pipelines.Neo4jAuto:
