@@ -6,7 +6,8 @@ BIN := bin/kgforge
 CACHE := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/kgforge
 # The services' addresses; the scripts use a server that already answers there.
 export OLLAMA_HOST ?= 127.0.0.1:11434
-export NEO4J_URI ?= bolt://127.0.0.1:7687
+export NEO4J_BOLT ?= 127.0.0.1:7687
+export NEO4J_URI ?= bolt://$(NEO4J_BOLT)
 QUESTION ?= Which supplier provides the aluminium frames, and what happened in the quality incident?
 
 .PHONY: all build services stop demo test test-unit fuzz lint tidy clean
