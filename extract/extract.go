@@ -122,13 +122,14 @@ func (o orderedProps) MarshalJSON() ([]byte, error) {
 const minSentence = 10
 
 // Sentences cuts text into its sentences and lines, trimmed, in order,
-// without duplicates; pieces shorter than minSentence bytes are left out.
+// without duplicates; pieces shorter than minSentence bytes and Markdown
+// headings (which name a section, they state nothing) are left out.
 func Sentences(text string) []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(s string) {
 		s = strings.TrimSpace(s)
-		if len(s) >= minSentence && !seen[s] {
+		if len(s) >= minSentence && !seen[s] && !strings.HasPrefix(s, "#") {
 			seen[s] = true
 			out = append(out, s)
 		}

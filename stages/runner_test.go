@@ -1,0 +1,226 @@
+package stages
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"kgforge/bundle"
+	"kgforge/llm"
+	"kgforge/pipelines"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// fakeOllama answers like Ollama: it lists model "m" and, for a chat, states
+// one fact from the first evidence sentence its schema offers. block makes
+// chats wait until the request is cancelled.
+func fakeOllama(t *testing.T, block bool) (*llm.Client, *atomic.Int32) {
+	t.Helper()
+	var chats atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/tags":
+			_, _ = io.WriteString(w, `{"models":[{"name":"m","model":"m","digest":"d1"}]}`)
+		case "/api/chat":
+			chats.Add(1)
+			if block {
+				// The server notices a client that went away only once
+				// the body is read.
+				_, _ = io.Copy(io.Discard, r.Body)
+				select {
+				case <-r.Context().Done():
+				case <-time.After(10 * time.Second):
+				}
+				return
+			}
+			var req struct {
+				Format struct {
+					Properties struct {
+						Triplets struct {
+							Items struct {
+								Properties struct {
+									Evidence struct{ Enum []string }
+								}
+							}
+						}
+					}
+				}
+			}
+			if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			ev := req.Format.Properties.Triplets.Items.Properties.Evidence.Enum[0]
+			words := strings.Fields(strings.Trim(ev, ".# "))
+			reply, _ := json.Marshal(map[string]any{"triplets": []map[string]string{{
+				"evidence": ev, "subject": words[0], "subject_type": "thing", "predicate": "relates to",
+				"object": words[len(words)-1], "object_type": "thing"}}})
+			out, _ := json.Marshal(map[string]any{"model": "m", "done": true, "done_reason": "stop", "eval_count": 5,
+				"message": map[string]string{"role": "assistant", "content": string(reply)}})
+			_, _ = w.Write(append(out, '\n'))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c, err := llm.New(llm.Options{Host: srv.URL, BaseDelay: time.Millisecond, MaxRetries: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c, &chats
+}
+
+func corpus(t *testing.T) (*pipelines.Pipeline, string) {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"docs/a.md":      "# Suppliers\nVelora Cycles buys frames from Kestrel Alloys.\n\n# Plants\nThe Porto plant assembles the Trail bike.\n",
+		"docs/b.txt":     "\x7fELF\x00\x00binary",
+		"data/parts.csv": "part_id,name\nP1,Frame\nP2,Wheel\n",
+		"data/empty.csv": "",
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw := `name: t
+sources:
+  - {name: docs, paths: ["docs/*"]}
+  - {name: tables, paths: ["data/*.csv"]}
+llm: {chat_model: m}
+`
+	pf := filepath.Join(dir, "p.yaml")
+	if err := os.WriteFile(pf, []byte(raw), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, err := pipelines.Load(pf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, dir
+}
+
+func TestRunner_BadSourcesFailAloneAndReRunsUseTheCache(t *testing.T) {
+	c, chats := fakeOllama(t, false)
+	p, _ := corpus(t)
+	out := t.TempDir()
+	rn := &Runner{LLM: c, CacheDir: t.TempDir(), OutDir: out}
+	rep, err := rn.Run(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Status != StatusPartial || len(rep.Rejected) != 2 {
+		t.Fatalf("status %s, rejected %+v; want partial with 2 rejections", rep.Status, rep.Rejected)
+	}
+	for i, want := range []string{"docs/b.txt", "data/empty.csv"} {
+		found := false
+		for _, rj := range rep.Rejected {
+			found = found || (rj.Item == want && strings.Contains(rj.Reason, want))
+		}
+		if !found {
+			t.Errorf("rejection %d: no entry naming %s in %+v", i, want, rep.Rejected)
+		}
+	}
+	if rep.Chunks != 2 || rep.Tables != 1 || rep.Triplets != 2 || chats.Load() != 2 {
+		t.Errorf("report: %d chunks %d tables %d triplets %d chats", rep.Chunks, rep.Tables, rep.Triplets, chats.Load())
+	}
+	b, err := bundle.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if b.Manifest.Counts["triplets"] != 2 || b.Manifest.Counts["rows:parts"] != 2 || b.Manifest.Models["chat"].Digest != "d1" {
+		t.Errorf("manifest: %+v", b.Manifest)
+	}
+	if _, err := os.Stat(filepath.Join(out, "reports", rep.BuildID+".json")); err != nil {
+		t.Errorf("run report: %v", err)
+	}
+
+	again, err := rn.Run(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if chats.Load() != 2 || again.Extract.CacheHits != 2 || again.Triplets != 2 {
+		t.Errorf("second run: %d chats in all, %d cache hits", chats.Load(), again.Extract.CacheHits)
+	}
+}
+
+func TestRunner_FatalErrorsPublishNothing(t *testing.T) {
+	cases := []struct {
+		name   string
+		model  string
+		block  bool
+		cancel time.Duration
+	}{
+		{"missing model", "nope", false, 0},
+		{"cancelled mid-extraction", "m", true, 200 * time.Millisecond},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _ := fakeOllama(t, tc.block)
+			p, _ := corpus(t)
+			p.LLM.ChatModel = tc.model
+			out := t.TempDir()
+			ctx := context.Background()
+			if tc.cancel > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tc.cancel)
+				defer cancel()
+			}
+			_, err := (&Runner{LLM: c, CacheDir: t.TempDir(), OutDir: out}).Run(ctx, p)
+			if err == nil {
+				t.Fatal("want error")
+			}
+			if tc.model == "nope" && !errors.Is(err, llm.ErrModelMissing) {
+				t.Errorf("err = %v, want ErrModelMissing", err)
+			}
+			entries, _ := os.ReadDir(out)
+			if len(entries) != 0 {
+				t.Errorf("output after a failed run: %v", entries)
+			}
+		})
+	}
+}
+
+func TestDiskCache(t *testing.T) {
+	c, err := OpenDiskCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := strings.Repeat("ab", 16)
+	if _, ok := c.Get(key); ok {
+		t.Error("empty cache hit")
+	}
+	if err := c.Put(key, []byte("v1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Put(key, []byte("v2")); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := c.Get(key); !ok || string(v) != "v2" {
+		t.Errorf("Get = %q %v", v, ok)
+	}
+	for _, bad := range []string{"../../etc/passwd", "", "ZZZZZZZZZZ"} {
+		if err := c.Put(bad, nil); err == nil {
+			t.Errorf("Put(%q): want error", bad)
+		}
+	}
+}
