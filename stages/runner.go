@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -74,10 +75,16 @@ type Report struct {
 	mu       sync.Mutex
 }
 
-func (r *Report) reject(stage, item string, err error) {
+// rejectOrFail records an item-level rejection and returns nil, or returns
+// err unchanged when it is fatal.
+func (r *Report) rejectOrFail(stage, item string, err error) error {
+	if !errors.Is(err, kg.ErrRejected) {
+		return err
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.Rejected = append(r.Rejected, Reject{Stage: stage, Item: item, Reason: err.Error()})
+	return nil
 }
 
 func (r *Report) stage(name string, start time.Time, items int) {
@@ -186,34 +193,17 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (*Report, erro
 		start := time.Now()
 		taken := map[string]bool{}
 		for _, f := range found {
-			src, data, err := ingest.Open(root, f, ingest.MaxSourceBytes)
+			src, table, doc, err := ingestSource(gctx, root, rootDir, db, f, taken)
 			if err != nil {
-				if errors.Is(err, kg.ErrRejected) {
-					rep.reject("ingest", f.Rel, err)
-					continue
-				}
-				return err
-			}
-			if src.Kind.IsTable() {
-				t, err := ingest.LoadTable(gctx, db, src, filepath.Join(rootDir, filepath.FromSlash(f.Rel)), ingest.UniqueName(taken, ingest.TableName(f.Rel)))
-				if err != nil {
-					if errors.Is(err, kg.ErrRejected) {
-						rep.reject("ingest", f.Rel, err)
-						continue
-					}
+				if err := rep.rejectOrFail("ingest", f.Rel, err); err != nil {
 					return err
 				}
-				sources = append(sources, src)
-				tables = append(tables, t)
 				continue
 			}
-			doc, err := ingest.ReadDocument(gctx, src, data)
-			if err != nil {
-				if errors.Is(err, kg.ErrRejected) {
-					rep.reject("ingest", f.Rel, err)
-					continue
-				}
-				return err
+			if table != nil {
+				sources = append(sources, src)
+				tables = append(tables, *table)
+				continue
 			}
 			sources = append(sources, src)
 			for _, c := range ingest.Chunk(doc, ingest.ChunkOptions{Size: p.Chunking.Size, Overlap: p.Chunking.Overlap}) {
@@ -242,11 +232,10 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (*Report, erro
 				for c := range chunkCh {
 					ts, err := ex.Process(wctx, c)
 					if err != nil {
-						if errors.Is(err, kg.ErrRejected) {
-							rep.reject("extract", c.ID, err)
-							continue
+						if err := rep.rejectOrFail("extract", c.ID, err); err != nil {
+							return err
 						}
-						return err
+						continue
 					}
 					select {
 					case resultCh <- ts:
@@ -316,6 +305,24 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (*Report, erro
 	rep.Finished = now()
 	log.Info("build finished", "status", rep.Status, "build_id", rep.BuildID, "rejected", len(rep.Rejected))
 	return rep, writeReport(outDir, rep)
+}
+
+// ingestSource reads one source: a table-like source is loaded into db and
+// returned as a table, a text-like one is returned as a document.
+func ingestSource(ctx context.Context, root *os.Root, rootDir string, db *sql.DB, f ingest.Found, taken map[string]bool) (kg.Source, *kg.Table, ingest.Document, error) {
+	src, data, err := ingest.Open(root, f, ingest.MaxSourceBytes)
+	if err != nil {
+		return src, nil, ingest.Document{}, err
+	}
+	if src.Kind.IsTable() {
+		t, err := ingest.LoadTable(ctx, db, src, filepath.Join(rootDir, filepath.FromSlash(f.Rel)), ingest.UniqueName(taken, ingest.TableName(f.Rel)))
+		if err != nil {
+			return src, nil, ingest.Document{}, err
+		}
+		return src, &t, ingest.Document{}, nil
+	}
+	doc, err := ingest.ReadDocument(ctx, src, data)
+	return src, nil, doc, err
 }
 
 func loadNeo4j(ctx context.Context, cfg load.Config, dir string, log *slog.Logger) (load.Stats, error) {

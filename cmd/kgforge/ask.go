@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -10,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"kgforge/agent"
-	"kgforge/bundle"
 	"kgforge/llm"
 )
 
@@ -25,10 +23,7 @@ func askCmd(*globals) *cobra.Command {
 		Short: "Answer a question over a bundle with ls, cat and read-only SQL tools",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if dir == "" {
-				return usageError(errors.New("--bundle is required"))
-			}
-			b, err := bundle.Open(dir)
+			b, err := openBundle(dir)
 			if err != nil {
 				return err
 			}

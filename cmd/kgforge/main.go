@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"kgforge/bundle"
 	"kgforge/load"
 )
 
@@ -113,4 +114,12 @@ func neo4jFromEnv(batch int) *load.Config {
 	}
 	return &load.Config{URI: uri, Username: os.Getenv("NEO4J_USERNAME"), Password: os.Getenv("NEO4J_PASSWORD"),
 		Database: os.Getenv("NEO4J_DATABASE"), BatchSize: batch}
+}
+
+// openBundle opens the bundle a --bundle flag names.
+func openBundle(dir string) (*bundle.Bundle, error) {
+	if dir == "" {
+		return nil, usageError(errors.New("--bundle is required"))
+	}
+	return bundle.Open(dir)
 }

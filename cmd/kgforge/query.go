@@ -1,13 +1,11 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"kgforge/bundle"
 )
 
 func queryCmd(*globals) *cobra.Command {
@@ -20,10 +18,7 @@ func queryCmd(*globals) *cobra.Command {
 		Short: "Run one read-only SQL statement over a bundle (graph views and data tables)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if dir == "" {
-				return usageError(errors.New("--bundle is required"))
-			}
-			b, err := bundle.Open(dir)
+			b, err := openBundle(dir)
 			if err != nil {
 				return err
 			}
