@@ -47,7 +47,7 @@ test: services
 test-unit:
 	$(GO) test -race -count=1 ./...
 
-## fuzz: a short run of every fuzz target
+## fuzz: a short run of every fuzz target (FUZZTIME: a duration such as 30s, or a count such as 20000x)
 fuzz:
 	@for t in ingest:FuzzChunk extract:FuzzLocate extract:FuzzParseReply load:FuzzSanitizers; do \
 	  $(GO) test ./$${t%%:*} -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $${FUZZTIME:-20s}; \
