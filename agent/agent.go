@@ -31,7 +31,8 @@ const (
 func schemaFor(files []string) json.RawMessage {
 	call := func(tool string, arg map[string]any) map[string]any {
 		return map[string]any{"type": "object", "required": []string{"tool", "arg"}, "properties": map[string]any{
-			"tool": map[string]any{"type": "string", "enum": []string{tool}}, "arg": arg}}
+			"tool": map[string]any{"type": "string", "enum": []string{tool}}, "arg": arg,
+		}}
 	}
 	s := map[string]any{"anyOf": []any{
 		call(ToolLs, map[string]any{"type": "string", "enum": []string{""}}),
@@ -111,8 +112,10 @@ func (a *Agent) Ask(ctx context.Context, question string) (Answer, error) {
 	// Every question starts with ls, so the model sees what there is.
 	listing := a.run(ctx, ToolLs, "")
 	ans := Answer{Steps: []Step{{Tool: ToolLs, Result: listing}}}
-	msgs := []llm.Message{{Role: "system", Content: system},
-		{Role: "user", Content: question + "\n\nResult of ls:\n" + listing + "\n\nNext tool call, or answer."}}
+	msgs := []llm.Message{
+		{Role: "system", Content: system},
+		{Role: "user", Content: question + "\n\nResult of ls:\n" + listing + "\n\nNext tool call, or answer."},
+	}
 	schema := schemaFor(a.b.Files())
 	temperature := 0.0
 	for range a.maxSteps - 1 {

@@ -63,7 +63,7 @@ func TestAgent_RunsToolsUntilAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer a.Close()
+	t.Cleanup(func() { _ = a.Close() })
 	ans, err := a.Ask(context.Background(), "Who makes frames?")
 	if err != nil {
 		t.Fatal(err)
@@ -72,8 +72,11 @@ func TestAgent_RunsToolsUntilAnswer(t *testing.T) {
 		t.Fatalf("answer %+v", ans)
 	}
 	checks := []struct{ tool, contains string }{
-		{ToolLs, "suppliers"}, {ToolCat, "Kestrel Alloys"}, {ToolQuery, "Kestrel Alloys"},
-		{ToolQuery, "only one read-only statement"}, {"invalid", "reply with one JSON object"},
+		{ToolLs, "suppliers"},
+		{ToolCat, "Kestrel Alloys"},
+		{ToolQuery, "Kestrel Alloys"},
+		{ToolQuery, "only one read-only statement"},
+		{"invalid", "reply with one JSON object"},
 	}
 	for i, c := range checks {
 		if ans.Steps[i].Tool != c.tool || !strings.Contains(ans.Steps[i].Result, c.contains) {
@@ -97,7 +100,7 @@ func TestAgent_StopsAtTheBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer a.Close()
+	t.Cleanup(func() { _ = a.Close() })
 	ans, err := a.Ask(context.Background(), "q")
 	if err != nil || ans.Answered || len(ans.Steps) != 3 {
 		t.Errorf("got %+v, %v; want 3 steps and no answer", ans, err)
@@ -116,7 +119,7 @@ func TestAgentIntegration_LoopsWithTheRealModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer a.Close()
+	t.Cleanup(func() { _ = a.Close() })
 	ans, err := a.Ask(context.Background(), "Which supplier makes frames?")
 	if err != nil {
 		t.Fatal(err)

@@ -263,12 +263,12 @@ func syncDir(dir string) error {
 	return errors.Join(d.Sync(), d.Close())
 }
 
-func checksum(path string) (FileInfo, error) {
+func checksum(path string) (_ FileInfo, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return FileInfo{}, err
 	}
-	defer f.Close()
+	defer func() { err = errors.Join(err, f.Close()) }()
 	h := sha256.New()
 	n, err := io.Copy(h, f)
 	if err != nil {
@@ -373,7 +373,7 @@ func (b *Bundle) Files() []string {
 
 // ReadFile returns up to limit bytes of a file of the bundle; a name that
 // would leave the bundle is refused with ErrEscape.
-func (b *Bundle) ReadFile(name string, limit int64) ([]byte, error) {
+func (b *Bundle) ReadFile(name string, limit int64) (_ []byte, err error) {
 	if !fs.ValidPath(name) || strings.ContainsRune(name, '/') {
 		return nil, fmt.Errorf("read %q from bundle %s: %w", name, b.Dir, ErrEscape)
 	}
@@ -381,7 +381,7 @@ func (b *Bundle) ReadFile(name string, limit int64) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %q from bundle %s: %w", name, b.Dir, err)
 	}
-	defer f.Close()
+	defer func() { err = errors.Join(err, f.Close()) }()
 	return io.ReadAll(io.LimitReader(f, limit))
 }
 

@@ -18,8 +18,10 @@ import (
 func sample() Contents {
 	src := kg.Source{ID: "s1", URI: "docs/a.md", Kind: kg.KindMarkdown, SHA256: "ab", Bytes: 42, Modified: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	ch := kg.Chunk{ID: "c1", SourceID: "s1", Text: "Velora buys frames.", Span: kg.Span{Start: 0, End: 19}, Section: "A"}
-	tr := kg.Triplet{ID: "t1", ChunkID: "c1", Predicate: "buys", Evidence: "Velora buys frames.", EvidenceSpan: kg.Span{End: 19}, Confidence: 1,
-		Subject: kg.Mention{Surface: "Velora", Type: "Company", Span: kg.Span{End: 6}}, Object: kg.Mention{Surface: "frames", Type: "Part", Span: kg.Span{Start: 12, End: 18}}}
+	tr := kg.Triplet{
+		ID: "t1", ChunkID: "c1", Predicate: "buys", Evidence: "Velora buys frames.", EvidenceSpan: kg.Span{End: 19}, Confidence: 1,
+		Subject: kg.Mention{Surface: "Velora", Type: "Company", Span: kg.Span{End: 6}}, Object: kg.Mention{Surface: "frames", Type: "Part", Span: kg.Span{Start: 12, End: 18}},
+	}
 	return Contents{
 		Sources: []kg.Source{src}, Chunks: []kg.Chunk{ch}, Triplets: []kg.Triplet{tr},
 		Tables: []kg.Table{{Name: "parts", Rows: 2}},
@@ -67,7 +69,7 @@ func TestWriterOpen_RoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.Close()
+	t.Cleanup(func() { _ = b.Close() })
 	if b.Manifest.BuildID != "b1" || b.Manifest.Counts["nodes"] != 2 || b.Manifest.Counts["rows:parts"] != 2 {
 		t.Errorf("manifest = %+v", b.Manifest)
 	}
@@ -91,7 +93,7 @@ func TestWriterOpen_RoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sb.Close()
+	t.Cleanup(func() { _ = sb.Close() })
 	for table, want := range map[string]string{"nodes": "2", "edges": "1", "chunks": "1", "merges": "1", "parts": "2"} {
 		_, rows, _, err := sb.Query(ctx, "SELECT count(*) FROM "+table, 1)
 		if err != nil || rows[0][0] != want {
@@ -132,13 +134,13 @@ func TestOpen_RefusesDamagedBundles(t *testing.T) {
 			_, _ = f.WriteString("x")
 			_ = f.Close()
 		}, ErrChecksum},
-		{"missing file", func(t *testing.T, dir string) { _ = os.Remove(filepath.Join(dir, ChunksFile)) }, ErrInvalid},
+		{"missing file", func(_ *testing.T, dir string) { _ = os.Remove(filepath.Join(dir, ChunksFile)) }, ErrInvalid},
 		{"wrong version", func(t *testing.T, dir string) { editManifest(t, dir, func(m *Manifest) { m.Version = "2.0" }) }, ErrVersion},
 		{"escaping name", func(t *testing.T, dir string) {
 			editManifest(t, dir, func(m *Manifest) { m.Files["../../etc/passwd"] = FileInfo{} })
 		}, ErrEscape},
 		{"unlisted required file", func(t *testing.T, dir string) { editManifest(t, dir, func(m *Manifest) { delete(m.Files, NodesFile) }) }, ErrInvalid},
-		{"no manifest", func(t *testing.T, dir string) { _ = os.Remove(filepath.Join(dir, ManifestFile)) }, ErrInvalid},
+		{"no manifest", func(_ *testing.T, dir string) { _ = os.Remove(filepath.Join(dir, ManifestFile)) }, ErrInvalid},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -197,7 +199,7 @@ func TestBundle_ReadFileStaysInside(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.Close()
+	t.Cleanup(func() { _ = b.Close() })
 	for _, name := range []string{"../b", "/etc/passwd", "a/../../x"} {
 		if _, err := b.ReadFile(name, 10); !errors.Is(err, ErrEscape) {
 			t.Errorf("ReadFile(%q): err = %v, want ErrEscape", name, err)

@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -109,12 +110,12 @@ func appendValue(b array.Builder, v any) {
 
 // readParquet streams the rows of a Parquet file one record batch at a time,
 // so memory stays bounded by the batch size, not the file size.
-func readParquet[T any](ctx context.Context, path string, cols []column[T], fn func(T) error) error {
+func readParquet[T any](ctx context.Context, path string, cols []column[T], fn func(T) error) (err error) {
 	pf, err := file.OpenParquetFile(path, false)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
-	defer pf.Close()
+	defer func() { err = errors.Join(err, pf.Close()) }()
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 4096}, memory.DefaultAllocator)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", path, err)

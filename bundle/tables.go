@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-
 	"kgforge/kg"
+
+	"github.com/apache/arrow-go/v18/arrow"
 )
 
 // File names inside a bundle (format v1).
@@ -90,8 +90,10 @@ var sourceColumns = []column[kg.Source]{
 	{"kind", str, func(x *kg.Source) any { return string(x.Kind) }, func(x *kg.Source, v any) { x.Kind = kg.SourceKind(s(v)) }},
 	{"sha256", str, func(x *kg.Source) any { return x.SHA256 }, func(x *kg.Source, v any) { x.SHA256 = s(v) }},
 	{"bytes", i64, func(x *kg.Source) any { return x.Bytes }, func(x *kg.Source, v any) { x.Bytes = v.(int64) }},
-	{"modified", str, func(x *kg.Source) any { return x.Modified.UTC().Format(time.RFC3339Nano) },
-		func(x *kg.Source, v any) { x.Modified, _ = time.Parse(time.RFC3339Nano, s(v)) }},
+	{
+		"modified", str, func(x *kg.Source) any { return x.Modified.UTC().Format(time.RFC3339Nano) },
+		func(x *kg.Source, v any) { x.Modified, _ = time.Parse(time.RFC3339Nano, s(v)) },
+	},
 }
 
 var tripletColumns = []column[kg.Triplet]{

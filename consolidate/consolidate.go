@@ -45,17 +45,25 @@ func Build(in Input) kg.Graph {
 		if s.Kind.IsTable() {
 			continue
 		}
-		g.Nodes = append(g.Nodes, kg.Node{ID: s.ID, Name: s.URI, Kind: kg.NodeDocument, Labels: []string{"Document"},
-			Properties: map[string]string{"uri": s.URI, "sha256": s.SHA256, "kind": string(s.Kind)}})
+		g.Nodes = append(g.Nodes, kg.Node{
+			ID: s.ID, Name: s.URI, Kind: kg.NodeDocument, Labels: []string{"Document"},
+			Properties: map[string]string{"uri": s.URI, "sha256": s.SHA256, "kind": string(s.Kind)},
+		})
 	}
 	for _, c := range in.Chunks {
 		chunkSource[c.ID] = c.SourceID
-		g.Nodes = append(g.Nodes, kg.Node{ID: c.ID, Name: fmt.Sprintf("%s#%d", c.SourceID, c.Ordinal), Kind: kg.NodeChunk,
+		g.Nodes = append(g.Nodes, kg.Node{
+			ID: c.ID, Name: fmt.Sprintf("%s#%d", c.SourceID, c.Ordinal), Kind: kg.NodeChunk,
 			Labels: []string{"Chunk"}, ChunkIDs: []string{c.ID},
-			Properties: map[string]string{"source_id": c.SourceID, "ordinal": fmt.Sprint(c.Ordinal), "section": c.Section,
-				"start": fmt.Sprint(c.Span.Start), "end": fmt.Sprint(c.Span.End)}})
-		g.Edges = append(g.Edges, kg.Edge{ID: kg.EdgeID(c.SourceID, EdgeHasChunk, c.ID), Src: c.SourceID, Dst: c.ID,
-			Type: EdgeHasChunk, Confidence: 1, ChunkIDs: []string{c.ID}})
+			Properties: map[string]string{
+				"source_id": c.SourceID, "ordinal": fmt.Sprint(c.Ordinal), "section": c.Section,
+				"start": fmt.Sprint(c.Span.Start), "end": fmt.Sprint(c.Span.End),
+			},
+		})
+		g.Edges = append(g.Edges, kg.Edge{
+			ID: kg.EdgeID(c.SourceID, EdgeHasChunk, c.ID), Src: c.SourceID, Dst: c.ID,
+			Type: EdgeHasChunk, Confidence: 1, ChunkIDs: []string{c.ID},
+		})
 	}
 
 	entities, merges := resolve(in.Triplets)
@@ -67,9 +75,11 @@ func Build(in Input) kg.Graph {
 		id := kg.EdgeID(s.ID, t.Predicate, o.ID)
 		e, ok := facts[id]
 		if !ok {
-			e = &kg.Edge{ID: id, Src: s.ID, Dst: o.ID, Type: t.Predicate, Evidence: t.Evidence,
+			e = &kg.Edge{
+				ID: id, Src: s.ID, Dst: o.ID, Type: t.Predicate, Evidence: t.Evidence,
 				ValidFrom: t.ValidFrom, ValidTo: t.ValidTo,
-				Properties: map[string]string{"evidence_span": fmt.Sprintf("%s:%d-%d", chunkSource[t.ChunkID], t.EvidenceSpan.Start, t.EvidenceSpan.End)}}
+				Properties: map[string]string{"evidence_span": fmt.Sprintf("%s:%d-%d", chunkSource[t.ChunkID], t.EvidenceSpan.Start, t.EvidenceSpan.End)},
+			}
 			facts[id] = e
 		}
 		e.Confidence = max(e.Confidence, t.Confidence)
@@ -160,19 +170,27 @@ func top(counts map[string]int) string {
 func addTables(g *kg.Graph, tables []kg.Table) {
 	for _, t := range tables {
 		tid := kg.TableNodeID(t.Name)
-		g.Nodes = append(g.Nodes, kg.Node{ID: tid, Name: t.Name, Kind: kg.NodeTable, Labels: []string{"Table"},
-			Properties: map[string]string{"source_id": t.SourceID, "rows": fmt.Sprint(t.Rows), "primary_keys": strings.Join(t.PrimaryKeys, ",")}})
+		g.Nodes = append(g.Nodes, kg.Node{
+			ID: tid, Name: t.Name, Kind: kg.NodeTable, Labels: []string{"Table"},
+			Properties: map[string]string{"source_id": t.SourceID, "rows": fmt.Sprint(t.Rows), "primary_keys": strings.Join(t.PrimaryKeys, ",")},
+		})
 		for _, c := range t.Columns {
 			cid := kg.ColumnNodeID(t.Name, c.Name)
-			g.Nodes = append(g.Nodes, kg.Node{ID: cid, Name: t.Name + "." + c.Name, Kind: kg.NodeColumn, Labels: []string{"Column"},
-				Properties: map[string]string{"table": t.Name, "column": c.Name, "type": c.Type, "nulls": fmt.Sprint(c.Nulls),
-					"distinct": fmt.Sprint(c.Distinct), "samples": strings.Join(c.Samples, " | ")}})
+			g.Nodes = append(g.Nodes, kg.Node{
+				ID: cid, Name: t.Name + "." + c.Name, Kind: kg.NodeColumn, Labels: []string{"Column"},
+				Properties: map[string]string{
+					"table": t.Name, "column": c.Name, "type": c.Type, "nulls": fmt.Sprint(c.Nulls),
+					"distinct": fmt.Sprint(c.Distinct), "samples": strings.Join(c.Samples, " | "),
+				},
+			})
 			g.Edges = append(g.Edges, kg.Edge{ID: kg.EdgeID(tid, EdgeHasColumn, cid), Src: tid, Dst: cid, Type: EdgeHasColumn, Confidence: 1})
 		}
 		for _, fk := range t.ForeignKeys {
 			rid := kg.TableNodeID(fk.RefTable)
-			g.Edges = append(g.Edges, kg.Edge{ID: kg.EdgeID(tid, EdgeJoins+":"+fk.Column, rid), Src: tid, Dst: rid, Type: EdgeJoins,
-				Confidence: fk.Score, Properties: map[string]string{"on": fmt.Sprintf("%s.%s = %s.%s", t.Name, fk.Column, fk.RefTable, fk.RefColumn)}})
+			g.Edges = append(g.Edges, kg.Edge{
+				ID: kg.EdgeID(tid, EdgeJoins+":"+fk.Column, rid), Src: tid, Dst: rid, Type: EdgeJoins,
+				Confidence: fk.Score, Properties: map[string]string{"on": fmt.Sprintf("%s.%s = %s.%s", t.Name, fk.Column, fk.RefTable, fk.RefColumn)},
+			})
 		}
 	}
 }

@@ -8,8 +8,10 @@ import (
 )
 
 func trip(chunk, subj, styp, pred, obj, otyp string) kg.Triplet {
-	return kg.Triplet{ID: kg.ID(chunk, subj, pred, obj), ChunkID: chunk, Predicate: pred, Evidence: subj + " " + pred + " " + obj, Confidence: 1,
-		Subject: kg.Mention{Surface: subj, Type: styp}, Object: kg.Mention{Surface: obj, Type: otyp}}
+	return kg.Triplet{
+		ID: kg.ID(chunk, subj, pred, obj), ChunkID: chunk, Predicate: pred, Evidence: subj + " " + pred + " " + obj, Confidence: 1,
+		Subject: kg.Mention{Surface: subj, Type: styp}, Object: kg.Mention{Surface: obj, Type: otyp},
+	}
 }
 
 func TestBuild_MergesExactNamesAndLogsEachMerge(t *testing.T) {
@@ -23,8 +25,10 @@ func TestBuild_MergesExactNamesAndLogsEachMerge(t *testing.T) {
 		},
 		Tables: []kg.Table{
 			{Name: "suppliers", SourceID: "s2", Rows: 2, Columns: []kg.Column{{Name: "supplier_id"}}, PrimaryKeys: []string{"supplier_id"}},
-			{Name: "parts", SourceID: "s2", Rows: 3, Columns: []kg.Column{{Name: "supplier_id"}},
-				ForeignKeys: []kg.ForeignKey{{Column: "supplier_id", RefTable: "suppliers", RefColumn: "supplier_id", Score: 1}}},
+			{
+				Name: "parts", SourceID: "s2", Rows: 3, Columns: []kg.Column{{Name: "supplier_id"}},
+				ForeignKeys: []kg.ForeignKey{{Column: "supplier_id", RefTable: "suppliers", RefColumn: "supplier_id", Score: 1}},
+			},
 		},
 	}
 	g := Build(in)

@@ -78,7 +78,11 @@ func SchemaFor(sentences []string) json.RawMessage {
 		"type": "object",
 		"properties": orderedProps{
 			{"evidence", map[string]any{"type": "string", "enum": sentences}},
-			{"subject", str}, {"subject_type", str}, {"predicate", str}, {"object", str}, {"object_type", str},
+			{"subject", str},
+			{"subject_type", str},
+			{"predicate", str},
+			{"object", str},
+			{"object_type", str},
 		},
 		"required": []string{"evidence", "subject", "subject_type", "predicate", "object", "object_type"},
 	}
@@ -183,11 +187,13 @@ func (e *Extractor) Stats() Stats {
 	return Stats{Chunks: e.stats.Chunks, CacheHits: e.stats.CacheHits, Kept: e.stats.Kept, Dropped: d}
 }
 
-type reply struct {
-	Triplets []rawTriplet `json:"triplets"`
+// Reply is the model's reply for one chunk.
+type Reply struct {
+	Triplets []RawTriplet `json:"triplets"`
 }
 
-type rawTriplet struct {
+// RawTriplet is one triplet as the model proposed it, before grounding.
+type RawTriplet struct {
 	Subject     string `json:"subject"`
 	SubjectType string `json:"subject_type"`
 	Predicate   string `json:"predicate"`
@@ -229,7 +235,7 @@ func (e *Extractor) Process(ctx context.Context, c kg.Chunk) ([]kg.Triplet, erro
 	key := kg.ID("extract", e.opts.Model, e.opts.ModelDigest, e.prompt.Version, string(schema),
 		fmt.Sprint(numCtx, e.opts.NumPredict), c.Text)
 	raw, hit := e.cacheGet(key)
-	var parsed reply
+	var parsed Reply
 	if hit {
 		if err := json.Unmarshal(raw, &parsed); err != nil {
 			hit = false
@@ -294,7 +300,7 @@ func (e *Extractor) cacheGet(key string) ([]byte, bool) {
 
 // ask calls the model until it returns parsable JSON, up to opts.Attempts
 // times, and returns the parsed reply with its canonical JSON.
-func (e *Extractor) ask(ctx context.Context, c kg.Chunk, msgs []llm.Message, schema json.RawMessage, numCtx int) (reply, []byte, error) {
+func (e *Extractor) ask(ctx context.Context, c kg.Chunk, msgs []llm.Message, schema json.RawMessage, numCtx int) (Reply, []byte, error) {
 	var lastErr error
 	for attempt := range e.opts.Attempts {
 		// At temperature 0 a retry would repeat the same reply; later
@@ -309,9 +315,9 @@ func (e *Extractor) ask(ctx context.Context, c kg.Chunk, msgs []llm.Message, sch
 		})
 		if err != nil {
 			if ctx.Err() != nil {
-				return reply{}, nil, ctx.Err()
+				return Reply{}, nil, ctx.Err()
 			}
-			return reply{}, nil, fmt.Errorf("extract chunk %s: %w: %w", c.ID, kg.ErrRejected, err)
+			return Reply{}, nil, fmt.Errorf("extract chunk %s: %w: %w", c.ID, kg.ErrRejected, err)
 		}
 		parsed, err := ParseReply(resp.Content)
 		if err == nil {
@@ -320,13 +326,13 @@ func (e *Extractor) ask(ctx context.Context, c kg.Chunk, msgs []llm.Message, sch
 		}
 		lastErr = err
 	}
-	return reply{}, nil, fmt.Errorf("extract chunk %s: %w: reply is not valid JSON after %d attempts: %w", c.ID, kg.ErrRejected, e.opts.Attempts, lastErr)
+	return Reply{}, nil, fmt.Errorf("extract chunk %s: %w: reply is not valid JSON after %d attempts: %w", c.ID, kg.ErrRejected, e.opts.Attempts, lastErr)
 }
 
 // ParseReply decodes the model's reply. A reply cut inside the triplets
 // array (the output-token bound was reached) keeps its complete triplets.
-func ParseReply(content string) (reply, error) {
-	var r reply
+func ParseReply(content string) (Reply, error) {
+	var r Reply
 	err := json.Unmarshal([]byte(content), &r)
 	if err == nil {
 		return r, nil
@@ -336,7 +342,7 @@ func ParseReply(content string) (reply, error) {
 			return r, nil
 		}
 	}
-	return reply{}, fmt.Errorf("parse reply: %w", err)
+	return Reply{}, fmt.Errorf("parse reply: %w", err)
 }
 
 // repairTruncated cuts s after the last complete object in the top-level
@@ -376,7 +382,7 @@ func repairTruncated(s string) (string, bool) {
 	return s[:last+1] + "]}", true
 }
 
-func (e *Extractor) ground(c kg.Chunk, raws []rawTriplet) ([]kg.Triplet, map[string]int) {
+func (e *Extractor) ground(c kg.Chunk, raws []RawTriplet) ([]kg.Triplet, map[string]int) {
 	drops := map[string]int{}
 	seen := map[string]bool{}
 	var out []kg.Triplet
@@ -465,7 +471,7 @@ func NormalizeType(t string) string {
 	var b strings.Builder
 	upper := true
 	for _, r := range strings.TrimSpace(t) {
-		if !(unicode.IsLetter(r) || unicode.IsDigit(r)) {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
 			upper = true
 			continue
 		}

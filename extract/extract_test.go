@@ -71,7 +71,7 @@ func TestParseReply_RepairsOnlyATruncatedArray(t *testing.T) {
 func FuzzParseReply(f *testing.F) {
 	f.Add(`{"triplets":[{"subject":"A","predicate":"p","object":"B","evidence":"e"}]}`)
 	f.Add(`{"triplets":[{"subject":"A\"}]}","predicate":"p"},{"sub`)
-	f.Fuzz(func(t *testing.T, s string) { _, _ = ParseReply(s) })
+	f.Fuzz(func(_ *testing.T, s string) { _, _ = ParseReply(s) })
 }
 
 // scripted answers Chat with canned replies, in order, and records requests.
@@ -104,6 +104,7 @@ func (c *mapCache) Get(k string) ([]byte, bool) {
 	v, ok := c.m[k]
 	return v, ok
 }
+
 func (c *mapCache) Put(k string, v []byte) error {
 	c.Lock()
 	defer c.Unlock()
@@ -112,8 +113,10 @@ func (c *mapCache) Put(k string, v []byte) error {
 }
 
 func TestExtractor_GroundsAndDropsByReason(t *testing.T) {
-	chunk := kg.Chunk{ID: "c1", SourceID: "s", Span: kg.Span{Start: 100, End: 160},
-		Text: "Velora Cycles buys aluminium frames from Kestrel Alloys. Porto is sunny."}
+	chunk := kg.Chunk{
+		ID: "c1", SourceID: "s", Span: kg.Span{Start: 100, End: 160},
+		Text: "Velora Cycles buys aluminium frames from Kestrel Alloys. Porto is sunny.",
+	}
 	chunk.Span.End = chunk.Span.Start + len(chunk.Text)
 	reply := `{"triplets":[
 	 {"subject":"Velora Cycles","subject_type":"company","predicate":"Buys From","object":"Kestrel Alloys","object_type":"supplier","evidence":"velora cycles buys aluminium frames from kestrel alloys."},

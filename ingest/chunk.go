@@ -83,10 +83,10 @@ func splitUnits(text string, span kg.Span, size int) []kg.Span {
 		r, w := utf8.DecodeRuneInString(text[i:])
 		i += w
 		end := false
-		switch {
-		case r == '.' || r == '!' || r == '?':
+		switch r {
+		case '.', '!', '?':
 			end = i < span.End && isSpace(text, i)
-		case r == '\n':
+		case '\n':
 			end = i < span.End && text[i] == '\n' // blank line: paragraph end
 		}
 		if end {

@@ -97,7 +97,7 @@ func Discover(root *os.Root, patterns []string, kind kg.SourceKind) ([]Found, er
 	fsys := root.FS()
 	for _, p := range patterns {
 		if !fs.ValidPath(p) {
-			return nil, fmt.Errorf("source pattern %q: must be a relative slash path inside the pipeline root, without ..", p)
+			return nil, fmt.Errorf("source pattern %q: must be a relative slash path inside the pipeline root (no \"..\")", p)
 		}
 		matches, err := fs.Glob(fsys, p)
 		if err != nil {
@@ -130,12 +130,12 @@ func Discover(root *os.Root, patterns []string, kind kg.SourceKind) ([]Found, er
 }
 
 // Open reads one source through root, bounded by maxBytes, and describes it.
-func Open(root *os.Root, f Found, maxBytes int64) (kg.Source, []byte, error) {
+func Open(root *os.Root, f Found, maxBytes int64) (_ kg.Source, _ []byte, err error) {
 	file, err := root.Open(f.Rel)
 	if err != nil {
 		return kg.Source{}, nil, fmt.Errorf("source %s: %w: %w", f.Rel, kg.ErrRejected, err)
 	}
-	defer file.Close()
+	defer func() { err = errors.Join(err, file.Close()) }()
 	info, err := file.Stat()
 	if err != nil {
 		return kg.Source{}, nil, fmt.Errorf("source %s: %w: %w", f.Rel, kg.ErrRejected, err)

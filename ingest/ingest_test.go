@@ -142,7 +142,7 @@ func TestDiscoverAndOpen_StayInsideRoot(t *testing.T) {
 	must(t, os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(dir, "docs", "escape.txt")))
 	root, err := os.OpenRoot(dir)
 	must(t, err)
-	defer root.Close()
+	t.Cleanup(func() { _ = root.Close() })
 
 	if _, err := Discover(root, []string{"../*.txt"}, ""); err == nil {
 		t.Error("Discover(../*.txt): want error")
@@ -175,7 +175,7 @@ func TestLoadTable_ProfilesAndFindsJoins(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(dir, "parts.csv"), []byte("part_id,supplier_id,cost\nP1,S1,10\nP2,S1,\nP3,S2,7\n"), 0o600))
 	db, err := duck.Open(ctx, filepath.Join(dir, "d.duckdb"), duck.Settings{})
 	must(t, err)
-	defer db.Close()
+	t.Cleanup(func() { _ = db.Close() })
 	var tables []kg.Table
 	for _, f := range []string{"suppliers.csv", "parts.csv"} {
 		tb, err := LoadTable(ctx, db, kg.Source{ID: f, URI: f, Bytes: 1}, filepath.Join(dir, f), TableName(f))

@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -63,23 +64,31 @@ func LoadTable(ctx context.Context, db *sql.DB, src kg.Source, absPath, name str
 	return t, nil
 }
 
-func profileColumns(ctx context.Context, db *sql.DB, table string) ([]kg.Column, error) {
-	r, err := db.QueryContext(ctx, "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position", table)
+// eachRow runs q and calls scan for every row, closing the rows however it ends.
+func eachRow(ctx context.Context, db *sql.DB, q string, scan func(*sql.Rows) error, args ...any) (err error) {
+	r, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("profile table %s: %w", table, err)
+		return err
 	}
-	var cols []kg.Column
+	defer func() { err = errors.Join(err, r.Close()) }()
 	for r.Next() {
-		var c kg.Column
-		if err := r.Scan(&c.Name, &c.Type); err != nil {
-			return nil, fmt.Errorf("profile table %s: %w", table, err)
+		if err := scan(r); err != nil {
+			return err
 		}
-		cols = append(cols, c)
 	}
-	if err := r.Err(); err != nil {
-		return nil, fmt.Errorf("profile table %s: %w", table, err)
-	}
-	if err := r.Close(); err != nil {
+	return r.Err()
+}
+
+func profileColumns(ctx context.Context, db *sql.DB, table string) ([]kg.Column, error) {
+	var cols []kg.Column
+	err := eachRow(ctx, db, "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
+		func(r *sql.Rows) error {
+			var c kg.Column
+			err := r.Scan(&c.Name, &c.Type)
+			cols = append(cols, c)
+			return err
+		}, table)
+	if err != nil {
 		return nil, fmt.Errorf("profile table %s: %w", table, err)
 	}
 	qt := duck.QuoteIdent(table)
@@ -90,23 +99,14 @@ func profileColumns(ctx context.Context, db *sql.DB, table string) ([]kg.Column,
 			return nil, fmt.Errorf("profile column %s.%s: %w", table, cols[i].Name, err)
 		}
 		q = fmt.Sprintf("SELECT DISTINCT CAST(%s AS VARCHAR) AS v FROM %s WHERE %s IS NOT NULL ORDER BY v LIMIT 5", qc, qt, qc)
-		sr, err := db.QueryContext(ctx, q)
+		err := eachRow(ctx, db, q, func(r *sql.Rows) error {
+			var v string
+			err := r.Scan(&v)
+			cols[i].Samples = append(cols[i].Samples, v)
+			return err
+		})
 		if err != nil {
 			return nil, fmt.Errorf("sample column %s.%s: %w", table, cols[i].Name, err)
-		}
-		for sr.Next() {
-			var v string
-			if err := sr.Scan(&v); err != nil {
-				_ = sr.Close()
-				return nil, fmt.Errorf("sample column %s.%s: %w", table, cols[i].Name, err)
-			}
-			cols[i].Samples = append(cols[i].Samples, v)
-		}
-		if err := sr.Err(); err != nil {
-			return nil, fmt.Errorf("sample column %s.%s: %w", table, cols[i].Name, err)
-		}
-		if err := sr.Close(); err != nil {
-			return nil, err
 		}
 	}
 	return cols, nil

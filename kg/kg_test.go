@@ -3,7 +3,8 @@ package kg
 import "testing"
 
 func TestID_DeterministicAndSeparated(t *testing.T) {
-	if ID("a", "b") != ID("a", "b") {
+	first, second := ID("a", "b"), ID("a", "b")
+	if first != second {
 		t.Error("ID is not deterministic")
 	}
 	if ID("ab", "c") == ID("a", "bc") {
@@ -15,9 +16,10 @@ func TestID_DeterministicAndSeparated(t *testing.T) {
 }
 
 func TestNormalizeName(t *testing.T) {
-	for in, want := range map[string]string{"  Kestrel\tAlloys ": "kestrel alloys", "VELORA": "velora", "": ""} {
-		if got := NormalizeName(in); got != want {
-			t.Errorf("NormalizeName(%q) = %q, want %q", in, got, want)
+	cases := []struct{ in, want string }{{"  Kestrel\tAlloys ", "kestrel alloys"}, {"VELORA", "velora"}, {"", ""}}
+	for _, tc := range cases {
+		if got := NormalizeName(tc.in); got != tc.want {
+			t.Errorf("NormalizeName(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

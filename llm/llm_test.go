@@ -24,7 +24,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 func flakyOllama(t *testing.T, n int32, fail func(w http.ResponseWriter)) (*httptest.Server, *atomic.Int32) {
 	t.Helper()
 	var calls atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		if calls.Add(1) <= n {
 			fail(w)
 			return
@@ -51,7 +51,7 @@ func TestClient_ChatRetriesTransientFailures(t *testing.T) {
 				_ = conn.Close()
 			}
 		}},
-		{"empty body", func(w http.ResponseWriter) {}},
+		{"empty body", func(http.ResponseWriter) {}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -126,7 +126,7 @@ func TestClient_ChatDoesNotRetryClientErrors(t *testing.T) {
 }
 
 func TestClient_ModelDigestsNamesMissingModels(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_ = json.NewEncoder(w).Encode(map[string]any{"models": []map[string]any{{"name": "gemma3:270m", "model": "gemma3:270m", "digest": "abc"}}})
 	}))
 	defer srv.Close()
@@ -180,8 +180,10 @@ func TestClient_ChatIntegration(t *testing.T) {
 		t.Fatal(err)
 	}
 	schema := json.RawMessage(`{"type":"object","properties":{"color":{"type":"string"}},"required":["color"]}`)
-	resp, err := c.Chat(ctx, ChatRequest{Model: ChatModelForTests, Schema: schema, NumPredict: 64,
-		Messages: []Message{{Role: "user", Content: "Name one color."}}})
+	resp, err := c.Chat(ctx, ChatRequest{
+		Model: ChatModelForTests, Schema: schema, NumPredict: 64,
+		Messages: []Message{{Role: "user", Content: "Name one color."}},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ func Label(s string) string {
 	var b strings.Builder
 	upper := true
 	for _, r := range s {
-		if r > unicode.MaxASCII || !(unicode.IsLetter(r) || unicode.IsDigit(r)) {
+		if r > unicode.MaxASCII || (!unicode.IsLetter(r) && !unicode.IsDigit(r)) {
 			upper = true
 			continue
 		}
@@ -38,7 +38,7 @@ func RelType(s string) string {
 	var b strings.Builder
 	under := false
 	for _, r := range s {
-		if r > unicode.MaxASCII || !(unicode.IsLetter(r) || unicode.IsDigit(r)) {
+		if r > unicode.MaxASCII || (!unicode.IsLetter(r) && !unicode.IsDigit(r)) {
 			under = b.Len() > 0
 			continue
 		}

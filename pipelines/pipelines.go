@@ -11,9 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/goccy/go-yaml"
-
 	"kgforge/kg"
+
+	"github.com/goccy/go-yaml"
 )
 
 // Pipeline is one pipeline file.

@@ -16,8 +16,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"kgforge/bundle"
 	"kgforge/consolidate"
 	"kgforge/extract"
@@ -27,6 +25,8 @@ import (
 	"kgforge/llm"
 	"kgforge/load"
 	"kgforge/pipelines"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // Status is how a run ended.
@@ -113,7 +113,7 @@ func NewBuildID(now time.Time) string {
 
 // Run runs the pipeline once. A non-nil error is fatal and leaves no new
 // bundle behind; item-level rejections end in StatusPartial instead.
-func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (*Report, error) {
+func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, err error) {
 	log := rn.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -144,7 +144,7 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (*Report, erro
 	if err != nil {
 		return rep, fmt.Errorf("open pipeline root %s: %w", rootDir, err)
 	}
-	defer root.Close()
+	defer func() { err = errors.Join(err, root.Close()) }()
 	var found []ingest.Found
 	for _, s := range p.Sources {
 		f, err := ingest.Discover(root, s.Paths, kg.SourceKind(s.Kind))
@@ -325,12 +325,12 @@ func ingestSource(ctx context.Context, root *os.Root, rootDir string, db *sql.DB
 	return src, nil, doc, err
 }
 
-func loadNeo4j(ctx context.Context, cfg load.Config, dir string, log *slog.Logger) (load.Stats, error) {
+func loadNeo4j(ctx context.Context, cfg load.Config, dir string, log *slog.Logger) (_ load.Stats, err error) {
 	b, err := bundle.Open(dir)
 	if err != nil {
 		return load.Stats{}, err
 	}
-	defer b.Close()
+	defer func() { err = errors.Join(err, b.Close()) }()
 	l, err := load.New(ctx, cfg, log)
 	if err != nil {
 		return load.Stats{}, err

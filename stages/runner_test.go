@@ -14,11 +14,11 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"kgforge/bundle"
 	"kgforge/llm"
 	"kgforge/pipelines"
+
+	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -66,9 +66,12 @@ func fakeOllama(t *testing.T, block bool) (*llm.Client, *atomic.Int32) {
 			words := strings.Fields(strings.Trim(ev, ".# "))
 			reply, _ := json.Marshal(map[string]any{"triplets": []map[string]string{{
 				"evidence": ev, "subject": words[0], "subject_type": "thing", "predicate": "relates to",
-				"object": words[len(words)-1], "object_type": "thing"}}})
-			out, _ := json.Marshal(map[string]any{"model": "m", "done": true, "done_reason": "stop", "eval_count": 5,
-				"message": map[string]string{"role": "assistant", "content": string(reply)}})
+				"object": words[len(words)-1], "object_type": "thing",
+			}}})
+			out, _ := json.Marshal(map[string]any{
+				"model": "m", "done": true, "done_reason": "stop", "eval_count": 5,
+				"message": map[string]string{"role": "assistant", "content": string(reply)},
+			})
 			_, _ = w.Write(append(out, '\n'))
 		default:
 			http.NotFound(w, r)
@@ -146,7 +149,7 @@ func TestRunner_BadSourcesFailAloneAndReRunsUseTheCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.Close()
+	t.Cleanup(func() { _ = b.Close() })
 	if b.Manifest.Counts["triplets"] != 2 || b.Manifest.Counts["rows:parts"] != 2 || b.Manifest.Models["chat"].Digest != "d1" {
 		t.Errorf("manifest: %+v", b.Manifest)
 	}

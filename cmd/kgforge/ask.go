@@ -2,14 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 
-	"github.com/spf13/cobra"
-
 	"kgforge/agent"
 	"kgforge/llm"
+
+	"github.com/spf13/cobra"
 )
 
 func askCmd(*globals) *cobra.Command {
@@ -22,12 +23,12 @@ func askCmd(*globals) *cobra.Command {
 		Use:   `ask --bundle DIR "question"`,
 		Short: "Answer a question over a bundle with ls, cat and read-only SQL tools",
 		Args:  cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			b, err := openBundle(dir)
 			if err != nil {
 				return err
 			}
-			defer b.Close()
+			defer func() { err = errors.Join(err, b.Close()) }()
 			if model == "" {
 				model = b.Manifest.Models["chat"].Name
 			}
@@ -43,7 +44,7 @@ func askCmd(*globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			defer a.Close()
+			defer func() { err = errors.Join(err, a.Close()) }()
 			ans, err := a.Ask(cmd.Context(), strings.Join(args, " "))
 			if err != nil {
 				return err

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/spf13/cobra"
-
 	"kgforge/llm"
 	"kgforge/pipelines"
 	"kgforge/stages"
+
+	"github.com/spf13/cobra"
 )
 
 func buildCmd(g *globals) *cobra.Command {

@@ -58,7 +58,7 @@ func TestBuildIntegration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b1.Close()
+	t.Cleanup(func() { _ = b1.Close() })
 	ids1 := checkBundle(t, b1)
 
 	// Neo4j holds exactly the bundle's graph.
@@ -66,7 +66,7 @@ func TestBuildIntegration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close(ctx)
+	t.Cleanup(func() { _ = l.Close(ctx) })
 	nodes, rels, err := l.Counts(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +86,7 @@ func TestBuildIntegration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b2.Close()
+	t.Cleanup(func() { _ = b2.Close() })
 	if b2.Manifest.BuildID != second.BuildID || second.BuildID == first.BuildID {
 		t.Fatalf("latest = %s, builds %s and %s", b2.Manifest.BuildID, first.BuildID, second.BuildID)
 	}
@@ -175,7 +175,7 @@ func checkBundle(t *testing.T, b *bundle.Bundle) map[string][]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sb.Close()
+	t.Cleanup(func() { _ = sb.Close() })
 	for _, f := range []string{bundle.NodesFile, bundle.EdgesFile, bundle.ChunksFile, bundle.SourcesFile, bundle.TripletsFile, bundle.MergesFile} {
 		view := strings.TrimSuffix(f, ".parquet")
 		_, rows, _, err := sb.Query(ctx, "SELECT count(*) FROM read_parquet('"+filepath.Join(b.Dir, f)+"')", 1)

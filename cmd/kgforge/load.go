@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/spf13/cobra"
-
 	"kgforge/bundle"
 	"kgforge/load"
+
+	"github.com/spf13/cobra"
 )
 
 func loadCmd(g *globals) *cobra.Command {
@@ -20,7 +20,7 @@ func loadCmd(g *globals) *cobra.Command {
 		Use:   "neo4j --bundle DIR",
 		Short: "Load a bundle into Neo4j (NEO4J_URI, NEO4J_USERNAME, NEO4J_PASSWORD)",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) (err error) {
 			if dir == "" {
 				return usageError(errors.New("--bundle is required"))
 			}
@@ -32,7 +32,7 @@ func loadCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			defer b.Close()
+			defer func() { err = errors.Join(err, b.Close()) }()
 			l, err := load.New(cmd.Context(), *cfg, g.log)
 			if err != nil {
 				return err
@@ -59,12 +59,12 @@ func bundleCmd(*globals) *cobra.Command {
 		Use:   "verify DIR",
 		Short: "Check a bundle's format version, files and checksums",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(_ *cobra.Command, args []string) (err error) {
 			b, err := bundle.Open(args[0])
 			if err != nil {
 				return err
 			}
-			defer b.Close()
+			defer func() { err = errors.Join(err, b.Close()) }()
 			m := b.Manifest
 			fmt.Printf("ok: %s %s build %s, %d files, %d nodes, %d edges, %d chunks\n",
 				m.Format, m.Version, m.BuildID, len(m.Files), m.Counts["nodes"], m.Counts["edges"], m.Counts["chunks"])

@@ -10,10 +10,10 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/spf13/cobra"
-
 	"kgforge/bundle"
 	"kgforge/load"
+
+	"github.com/spf13/cobra"
 )
 
 // Exit codes.
@@ -112,8 +112,10 @@ func neo4jFromEnv(batch int) *load.Config {
 	if uri == "" {
 		return nil
 	}
-	return &load.Config{URI: uri, Username: os.Getenv("NEO4J_USERNAME"), Password: os.Getenv("NEO4J_PASSWORD"),
-		Database: os.Getenv("NEO4J_DATABASE"), BatchSize: batch}
+	return &load.Config{
+		URI: uri, Username: os.Getenv("NEO4J_USERNAME"), Password: os.Getenv("NEO4J_PASSWORD"),
+		Database: os.Getenv("NEO4J_DATABASE"), BatchSize: batch,
+	}
 }
 
 // openBundle opens the bundle a --bundle flag names.

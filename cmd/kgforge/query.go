@@ -1,11 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
-
 )
 
 func queryCmd(*globals) *cobra.Command {
@@ -17,17 +17,17 @@ func queryCmd(*globals) *cobra.Command {
 		Use:   `query --bundle DIR "SQL"`,
 		Short: "Run one read-only SQL statement over a bundle (graph views and data tables)",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			b, err := openBundle(dir)
 			if err != nil {
 				return err
 			}
-			defer b.Close()
+			defer func() { err = errors.Join(err, b.Close()) }()
 			sb, err := b.Sandbox(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer sb.Close()
+			defer func() { err = errors.Join(err, sb.Close()) }()
 			cols, rows, truncated, err := sb.Query(cmd.Context(), args[0], maxRows)
 			if err != nil {
 				return fmt.Errorf("query bundle %s: %w", b.Dir, err)

@@ -127,7 +127,7 @@ func (s *Sandbox) Query(ctx context.Context, query string, maxRows int) (cols []
 	if err != nil {
 		return nil, nil, false, err
 	}
-	defer r.Close()
+	defer func() { err = errors.Join(err, r.Close()) }()
 	cols, err = r.Columns()
 	if err != nil {
 		return nil, nil, false, err

@@ -19,7 +19,7 @@ func TestLoadCSV_DetectsHeaderAndCountsRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { _ = db.Close() })
 	n, err := LoadCSV(ctx, db, `odd "name"`, csv)
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +66,7 @@ func TestSandbox_ReadsBundleAndRefusesEverythingElse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sb.Close()
+	t.Cleanup(func() { _ = sb.Close() })
 
 	cols, rows, _, err := sb.Query(ctx, "SELECT n.name, count(*) AS c FROM nodes n, orders GROUP BY 1;", 10)
 	if err != nil {
