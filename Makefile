@@ -53,8 +53,10 @@ fuzz:
 	  $(GO) test ./$${t%%:*} -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $${FUZZTIME:-20s}; \
 	done
 
+## lint: golangci-lint v2 with .golangci.yml (built from the Go module proxy on first use)
+GOLANGCI_LINT := github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0
 lint:
-	golangci-lint run ./...
+	$(GO) run $(GOLANGCI_LINT) run ./...
 
 tidy:
 	$(GO) mod tidy
