@@ -50,6 +50,7 @@ type Extractor struct {
 type Stats struct {
 	Chunks    int            `json:"chunks"`
 	CacheHits int            `json:"cache_hits"`
+	Skipped   int            `json:"chunks_without_sentences"` // nothing to ask the model about
 	Kept      int            `json:"triplets_kept"`
 	Dropped   map[string]int `json:"triplets_dropped"`
 }
@@ -184,7 +185,7 @@ func (e *Extractor) Stats() Stats {
 	for k, v := range e.stats.Dropped {
 		d[k] = v
 	}
-	return Stats{Chunks: e.stats.Chunks, CacheHits: e.stats.CacheHits, Kept: e.stats.Kept, Dropped: d}
+	return Stats{Chunks: e.stats.Chunks, CacheHits: e.stats.CacheHits, Skipped: e.stats.Skipped, Kept: e.stats.Kept, Dropped: d}
 }
 
 // Reply is the model's reply for one chunk.
@@ -214,7 +215,10 @@ var ErrTooLong = errors.New("chunk does not fit the model's context window")
 func (e *Extractor) Process(ctx context.Context, c kg.Chunk) ([]kg.Triplet, error) {
 	sentences := Sentences(c.Text)
 	if len(sentences) == 0 {
-		e.count(nil, false, nil)
+		e.mu.Lock()
+		e.stats.Chunks++
+		e.stats.Skipped++
+		e.mu.Unlock()
 		return nil, nil // a heading or a fragment: nothing to state a fact
 	}
 	msgs, err := e.messages(c.Text)

@@ -231,7 +231,7 @@ func TestExtractor_SkipsChunksWithoutSentences(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := ex.Process(context.Background(), kg.Chunk{ID: "h", Text: "# The title of a section"})
-	if err != nil || got != nil || len(fake.reqs) != 0 {
-		t.Errorf("heading-only chunk: %v %v, %d calls", got, err, len(fake.reqs))
+	if err != nil || got != nil || len(fake.reqs) != 0 || ex.Stats().Skipped != 1 {
+		t.Errorf("heading-only chunk: %v %v, %d calls, stats %+v", got, err, len(fake.reqs), ex.Stats())
 	}
 }

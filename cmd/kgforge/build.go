@@ -76,6 +76,9 @@ func printSummary(r *stages.Report) {
 	fmt.Printf("  sources:   %d (%d tables), %d chunks\n", r.Sources, r.Tables, r.Chunks)
 	fmt.Printf("  llm:       %d calls, %d prompt + %d completion tokens, %.1f tokens/s, %d cache hits\n",
 		r.LLM.Calls, r.LLM.PromptTokens, r.LLM.CompletionTokens, r.TokensPS, r.Extract.CacheHits)
+	if r.Extract.Skipped > 0 {
+		fmt.Printf("             %d chunks had no sentence to ask about (headings only)\n", r.Extract.Skipped)
+	}
 	fmt.Printf("  triplets:  %d kept, dropped %v\n", r.Triplets, r.Extract.Dropped)
 	fmt.Printf("  graph:     %d nodes, %d edges, %d merges\n", r.Nodes, r.Edges, r.Merges)
 	if r.Neo4j != nil {
