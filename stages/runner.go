@@ -93,6 +93,14 @@ func (r *Report) stage(name string, start time.Time, items int) {
 	r.Stages[name] = StageReport{Duration: time.Since(start), Items: items}
 }
 
+// Progress hears about extraction as it goes: Queued when a chunk is cut,
+// Done when its extraction ended (kept, cached or rejected). Calls come from
+// several goroutines; implementations must be safe for concurrent use.
+type Progress interface {
+	Queued()
+	Done()
+}
+
 // Runner runs pipelines. Its fields are set once before Run.
 type Runner struct {
 	LLM      *llm.Client
@@ -100,6 +108,7 @@ type Runner struct {
 	OutDir   string       // overrides the pipeline's output directory when set
 	Neo4j    *load.Config // nil: do not load Neo4j
 	Log      *slog.Logger // nil: discard
+	Progress Progress     // nil: none
 	Now      func() time.Time
 }
 
@@ -208,6 +217,9 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 			sources = append(sources, src)
 			for _, c := range ingest.Chunk(doc, ingest.ChunkOptions{Size: p.Chunking.Size, Overlap: p.Chunking.Overlap}) {
 				chunks = append(chunks, c)
+				if rn.Progress != nil {
+					rn.Progress.Queued()
+				}
 				select {
 				case chunkCh <- c:
 				case <-gctx.Done():
@@ -231,6 +243,9 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 			workers.Go(func() error {
 				for c := range chunkCh {
 					ts, err := ex.Process(wctx, c)
+					if rn.Progress != nil {
+						rn.Progress.Done()
+					}
 					if err != nil {
 						if err := rep.rejectOrFail("extract", c.ID, err); err != nil {
 							return err

@@ -125,7 +125,8 @@ func TestRunner_BadSourcesFailAloneAndReRunsUseTheCache(t *testing.T) {
 	c, chats := fakeOllama(t, false)
 	p, _ := corpus(t)
 	out := t.TempDir()
-	rn := &Runner{LLM: c, CacheDir: t.TempDir(), OutDir: out}
+	prog := &countProgress{}
+	rn := &Runner{LLM: c, CacheDir: t.TempDir(), OutDir: out, Progress: prog}
 	rep, err := rn.Run(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
@@ -141,6 +142,9 @@ func TestRunner_BadSourcesFailAloneAndReRunsUseTheCache(t *testing.T) {
 		if !found {
 			t.Errorf("rejection %d: no entry naming %s in %+v", i, want, rep.Rejected)
 		}
+	}
+	if prog.queued.Load() != 2 || prog.done.Load() != 2 {
+		t.Errorf("progress: %d queued, %d done; want 2 and 2", prog.queued.Load(), prog.done.Load())
 	}
 	if rep.Chunks != 2 || rep.Tables != 1 || rep.Triplets != 2 || chats.Load() != 2 {
 		t.Errorf("report: %d chunks %d tables %d triplets %d chats", rep.Chunks, rep.Tables, rep.Triplets, chats.Load())
@@ -202,6 +206,11 @@ func TestRunner_FatalErrorsPublishNothing(t *testing.T) {
 		})
 	}
 }
+
+type countProgress struct{ queued, done atomic.Int32 }
+
+func (c *countProgress) Queued() { c.queued.Add(1) }
+func (c *countProgress) Done()   { c.done.Add(1) }
 
 func TestDiskCache(t *testing.T) {
 	c, err := OpenDiskCache(t.TempDir())

@@ -36,6 +36,10 @@ func buildCmd(g *globals) *cobra.Command {
 			}
 			defer client.Close()
 			rn := &stages.Runner{LLM: client, CacheDir: cacheDir(), OutDir: outDir, Log: g.log}
+			if bar := newProgressBar(); bar != nil {
+				rn.Progress = bar
+				defer bar.finish()
+			}
 			switch p.Neo4j.Mode {
 			case pipelines.Neo4jAuto:
 				rn.Neo4j = neo4jFromEnv(p.Neo4j.BatchSize)
