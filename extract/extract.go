@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -41,9 +42,12 @@ type Extractor struct {
 	llm    Chatter
 	cache  Cache
 	prompt *prompts.Prompt
-	opts   Options
-	mu     sync.Mutex // guards stats
-	stats  Stats
+	// example is the worked example that opens every conversation, rendered
+	// once: it is the same for every chunk.
+	example []llm.Message
+	opts    Options
+	mu      sync.Mutex // guards stats
+	stats   Stats
 }
 
 // Stats counts what extraction did, with drops by reason.
@@ -171,7 +175,11 @@ func New(c Chatter, cache Cache, opts Options) (*Extractor, error) {
 	if opts.Attempts == 0 {
 		opts.Attempts = 2
 	}
-	return &Extractor{llm: c, cache: cache, prompt: p, opts: opts, stats: Stats{Dropped: map[string]int{}}}, nil
+	example, err := renderExample(p)
+	if err != nil {
+		return nil, err
+	}
+	return &Extractor{llm: c, cache: cache, prompt: p, example: example, opts: opts, stats: Stats{Dropped: map[string]int{}}}, nil
 }
 
 // PromptVersion returns the version of the extraction prompt.
@@ -215,10 +223,7 @@ var ErrTooLong = errors.New("chunk does not fit the model's context window")
 func (e *Extractor) Process(ctx context.Context, c kg.Chunk) ([]kg.Triplet, error) {
 	sentences := Sentences(c.Text)
 	if len(sentences) == 0 {
-		e.mu.Lock()
-		e.stats.Chunks++
-		e.stats.Skipped++
-		e.mu.Unlock()
+		e.count(nil, false, true, nil)
 		return nil, nil // a heading or a fragment: nothing to state a fact
 	}
 	msgs, err := e.messages(c.Text)
@@ -257,37 +262,46 @@ func (e *Extractor) Process(ctx context.Context, c kg.Chunk) ([]kg.Triplet, erro
 		}
 	}
 	triplets, drops := e.ground(c, parsed.Triplets)
-	e.count(triplets, hit, drops)
+	e.count(triplets, hit, false, drops)
 	return triplets, nil
 }
 
-// messages builds the conversation: one worked example, then the chunk.
+// renderExample renders the worked example: the instruction on the example
+// passage, and the answer to it.
+func renderExample(p *prompts.Prompt) ([]llm.Message, error) {
+	passage, err := p.RenderPart("example_passage", nil)
+	if err != nil {
+		return nil, err
+	}
+	q, err := p.RenderPart("instruction", map[string]string{"Text": passage})
+	if err != nil {
+		return nil, err
+	}
+	a, err := p.RenderPart("example_answer", nil)
+	if err != nil {
+		return nil, err
+	}
+	return []llm.Message{{Role: "user", Content: q}, {Role: "assistant", Content: a}}, nil
+}
+
+// messages builds the conversation: the worked example, then the chunk.
 func (e *Extractor) messages(text string) ([]llm.Message, error) {
-	examplePassage, err := e.prompt.RenderPart("example_passage", nil)
-	if err != nil {
-		return nil, err
-	}
-	exampleQ, err := e.prompt.RenderPart("instruction", map[string]string{"Text": examplePassage})
-	if err != nil {
-		return nil, err
-	}
-	exampleA, err := e.prompt.RenderPart("example_answer", nil)
-	if err != nil {
-		return nil, err
-	}
 	q, err := e.prompt.RenderPart("instruction", map[string]string{"Text": text})
 	if err != nil {
 		return nil, err
 	}
-	return []llm.Message{{Role: "user", Content: exampleQ}, {Role: "assistant", Content: exampleA}, {Role: "user", Content: q}}, nil
+	return append(slices.Clip(e.example), llm.Message{Role: "user", Content: q}), nil
 }
 
-func (e *Extractor) count(kept []kg.Triplet, hit bool, drops map[string]int) {
+func (e *Extractor) count(kept []kg.Triplet, hit, skipped bool, drops map[string]int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.stats.Chunks++
 	if hit {
 		e.stats.CacheHits++
+	}
+	if skipped {
+		e.stats.Skipped++
 	}
 	e.stats.Kept += len(kept)
 	for k, v := range drops {
