@@ -82,6 +82,11 @@ var chunkColumns = []column[kg.Chunk]{
 	{"end", i64, func(x *kg.Chunk) any { return int64(x.Span.End) }, func(x *kg.Chunk, v any) { x.Span.End = n(v) }},
 	{"page", i64, func(x *kg.Chunk) any { return int64(x.Page) }, func(x *kg.Chunk, v any) { x.Page = n(v) }},
 	{"section", str, func(x *kg.Chunk) any { return x.Section }, func(x *kg.Chunk, v any) { x.Section = s(v) }},
+	{"tokens", i64, func(x *kg.Chunk) any { return int64(x.Tokens) }, func(x *kg.Chunk, v any) { x.Tokens = n(v) }},
+	{"line_start", i64, func(x *kg.Chunk) any { return int64(x.LineStart) }, func(x *kg.Chunk, v any) { x.LineStart = n(v) }},
+	{"line_end", i64, func(x *kg.Chunk) any { return int64(x.LineEnd) }, func(x *kg.Chunk, v any) { x.LineEnd = n(v) }},
+	{"time_start", str, func(x *kg.Chunk) any { return x.TimeStart }, func(x *kg.Chunk, v any) { x.TimeStart = s(v) }},
+	{"time_end", str, func(x *kg.Chunk) any { return x.TimeEnd }, func(x *kg.Chunk, v any) { x.TimeEnd = s(v) }},
 }
 
 var sourceColumns = []column[kg.Source]{

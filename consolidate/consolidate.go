@@ -180,7 +180,7 @@ func addTables(g *kg.Graph, tables []kg.Table) {
 				ID: cid, Name: t.Name + "." + c.Name, Kind: kg.NodeColumn, Labels: []string{"Column"},
 				Properties: map[string]string{
 					"table": t.Name, "column": c.Name, "type": c.Type, "nulls": fmt.Sprint(c.Nulls),
-					"distinct": fmt.Sprint(c.Distinct), "samples": strings.Join(c.Samples, " | "),
+					"distinct": fmt.Sprint(c.Distinct), "min": c.Min, "max": c.Max, "samples": strings.Join(c.Samples, " | "),
 				},
 			})
 			g.Edges = append(g.Edges, kg.Edge{ID: kg.EdgeID(tid, EdgeHasColumn, cid), Src: tid, Dst: cid, Type: EdgeHasColumn, Confidence: 1})

@@ -36,7 +36,7 @@ func BenchmarkChunk(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	b.ResetTimer()
 	for b.Loop() {
-		doc, err := ReadDocument(context.Background(), src, []byte(text))
+		doc, err := ReadDocument(context.Background(), src, []byte(text), Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func BenchmarkLoadTable(b *testing.B) {
 	b.Run("load_and_profile", func(b *testing.B) {
 		b.SetBytes(info.Size())
 		for b.Loop() {
-			if _, err := LoadTable(ctx, db, kg.Source{URI: "orders.csv", Bytes: info.Size()}, csv, "orders"); err != nil {
+			if _, err := LoadTables(ctx, db, TableInput{Source: kg.Source{URI: "orders.csv", Kind: kg.KindCSV, Bytes: info.Size()}, Path: csv, Base: "orders"}); err != nil {
 				b.Fatal(err)
 			}
 		}

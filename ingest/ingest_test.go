@@ -16,7 +16,7 @@ import (
 func readDoc(t *testing.T, kind kg.SourceKind, text string) Document {
 	t.Helper()
 	src := kg.Source{ID: "s1", URI: "doc", Kind: kind}
-	doc, err := ReadDocument(context.Background(), src, []byte(text))
+	doc, err := ReadDocument(context.Background(), src, []byte(text), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func FuzzChunk(f *testing.F) {
 			return
 		}
 		src := kg.Source{ID: "s", URI: "f.md", Kind: kg.KindMarkdown}
-		doc, err := ReadDocument(context.Background(), src, []byte(text))
+		doc, err := ReadDocument(context.Background(), src, []byte(text), Options{})
 		if err != nil {
 			return
 		}
@@ -125,7 +125,7 @@ func TestReadDocument_RejectsBadText(t *testing.T) {
 	}
 	for name, data := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := ReadDocument(context.Background(), kg.Source{URI: "bad.txt", Kind: kg.KindText}, data)
+			_, err := ReadDocument(context.Background(), kg.Source{URI: "bad.txt", Kind: kg.KindText}, data, Options{})
 			if !errors.Is(err, kg.ErrRejected) || !strings.Contains(err.Error(), "bad.txt") {
 				t.Errorf("err = %v, want a rejection naming bad.txt", err)
 			}
@@ -155,15 +155,15 @@ func TestDiscoverAndOpen_StayInsideRoot(t *testing.T) {
 	if len(found) != 1 || found[0].Kind != kg.KindMarkdown {
 		t.Fatalf("found %+v", found)
 	}
-	src, data, err := Open(root, found[0], MaxSourceBytes)
+	o, err := Open(root, dir, found[0], Limits{})
 	must(t, err)
-	if string(data) != "# A\nhello" || src.Bytes != 9 || len(src.SHA256) != 64 {
-		t.Errorf("src %+v data %q", src, data)
+	if string(o.Data) != "# A\nhello" || o.Source.Bytes != 9 || len(o.Source.SHA256) != 64 {
+		t.Errorf("src %+v data %q", o.Source, o.Data)
 	}
-	if _, _, err := Open(root, Found{Rel: "docs/escape.txt", Kind: kg.KindText}, MaxSourceBytes); !errors.Is(err, kg.ErrRejected) {
+	if _, err := Open(root, dir, Found{Rel: "docs/escape.txt", Kind: kg.KindText}, Limits{}); !errors.Is(err, kg.ErrRejected) {
 		t.Errorf("symlink escaping the root: err = %v, want rejection", err)
 	}
-	if _, _, err := Open(root, found[0], 4); !errors.Is(err, kg.ErrRejected) {
+	if _, err := Open(root, dir, found[0], Limits{MaxTextBytes: 4}); !errors.Is(err, kg.ErrRejected) {
 		t.Errorf("oversized source: err = %v, want rejection", err)
 	}
 }
@@ -178,9 +178,9 @@ func TestLoadTable_ProfilesAndFindsJoins(t *testing.T) {
 	t.Cleanup(func() { _ = db.Close() })
 	var tables []kg.Table
 	for _, f := range []string{"suppliers.csv", "parts.csv"} {
-		tb, err := LoadTable(ctx, db, kg.Source{ID: f, URI: f, Bytes: 1}, filepath.Join(dir, f), TableName(f))
+		tb, err := LoadTables(ctx, db, TableInput{Source: kg.Source{ID: f, URI: f, Kind: kg.KindCSV, Bytes: 1}, Path: filepath.Join(dir, f), Base: TableName(f)})
 		must(t, err)
-		tables = append(tables, tb)
+		tables = append(tables, tb...)
 	}
 	parts := tables[1]
 	if parts.Name != "parts" || parts.Rows != 3 || len(parts.Columns) != 3 {

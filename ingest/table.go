@@ -47,21 +47,74 @@ func UniqueName(taken map[string]bool, name string) string {
 	return out
 }
 
-// LoadTable bulk-loads a table-like source from absPath into db with
-// DuckDB's own reader, then profiles it.
-func LoadTable(ctx context.Context, db *sql.DB, src kg.Source, absPath, name string) (kg.Table, error) {
-	if src.Bytes == 0 {
-		return kg.Table{}, fmt.Errorf("source %s: %w: empty file", src.URI, kg.ErrRejected)
+// TableInput is one table-like source handed to its loader.
+type TableInput struct {
+	Source  kg.Source
+	Path    string // absolute path of the checked file; empty for a database connection
+	Base    string // table name derived from the source (TableName of its path)
+	Options Options
+	// Name returns a collision-free DuckDB table name for a wanted one and
+	// reserves it. Loaders that make several tables from one source (sheets,
+	// database tables) ask for Base + "_" + the sheet or table name.
+	Name func(want string) string
+}
+
+// Loaded is one table a loader created in the build's DuckDB.
+type Loaded struct {
+	Name     string   // DuckDB table name
+	Origin   string   // sheet or table inside the source; empty for single-table sources
+	Rows     int64    // rows loaded
+	Warnings []string // rows skipped or repaired, with their line numbers
+}
+
+// TableLoader bulk-loads one table-like source into DuckDB with DuckDB's own
+// readers or its Appender — never row-by-row INSERT. Implementations are
+// stateless and safe for concurrent use; an error that wraps kg.ErrRejected
+// means this source alone cannot be loaded, and names the source and why.
+// A loader that fails leaves no table of its source behind.
+type TableLoader interface {
+	Load(ctx context.Context, db *sql.DB, in TableInput) ([]Loaded, error)
+}
+
+// LoadTables loads a table-like source with the loader registered for its
+// kind, then profiles every table it made.
+func LoadTables(ctx context.Context, db *sql.DB, in TableInput) ([]kg.Table, error) {
+	l, ok := loaderFor(in.Source.Kind)
+	if !ok {
+		return nil, fmt.Errorf("source %s: %w: no table loader for kind %q", in.Source.URI, kg.ErrRejected, in.Source.Kind)
 	}
-	rows, err := duck.LoadCSV(ctx, db, name, absPath)
+	if in.Name == nil {
+		taken := map[string]bool{}
+		in.Name = func(want string) string { return UniqueName(taken, TableName(want)) }
+	}
+	loaded, err := l.Load(ctx, db, in)
 	if err != nil {
-		return kg.Table{}, fmt.Errorf("source %s: %w: %w", src.URI, kg.ErrRejected, err)
+		return nil, err
 	}
-	t := kg.Table{Name: name, SourceID: src.ID, Rows: rows}
-	if t.Columns, err = profileColumns(ctx, db, name); err != nil {
-		return kg.Table{}, err
+	tables := make([]kg.Table, 0, len(loaded))
+	for _, ld := range loaded {
+		t := kg.Table{Name: ld.Name, SourceID: in.Source.ID, Origin: ld.Origin, Rows: ld.Rows, Warnings: ld.Warnings}
+		if t.Columns, err = profileColumns(ctx, db, ld.Name); err != nil {
+			return nil, err
+		}
+		tables = append(tables, t)
 	}
-	return t, nil
+	return tables, nil
+}
+
+type csvLoader struct{}
+
+func (csvLoader) Load(ctx context.Context, db *sql.DB, in TableInput) ([]Loaded, error) {
+	name := in.Name(in.Base)
+	rows, err := duck.LoadCSV(ctx, db, name, in.Path)
+	if err != nil {
+		return nil, fmt.Errorf("source %s: %w: %w", in.Source.URI, kg.ErrRejected, err)
+	}
+	return []Loaded{{Name: name, Rows: rows}}, nil
+}
+
+func init() {
+	RegisterTable(kg.KindCSV, csvLoader{})
 }
 
 // eachRow runs q and calls scan for every row, closing the rows however it ends.
@@ -94,10 +147,12 @@ func profileColumns(ctx context.Context, db *sql.DB, table string) ([]kg.Column,
 	qt := duck.QuoteIdent(table)
 	for i := range cols {
 		qc := duck.QuoteIdent(cols[i].Name)
-		q := fmt.Sprintf("SELECT count(*) - count(%s), count(DISTINCT %s) FROM %s", qc, qc, qt)
-		if err := db.QueryRowContext(ctx, q).Scan(&cols[i].Nulls, &cols[i].Distinct); err != nil {
+		var lo, hi sql.NullString
+		q := fmt.Sprintf("SELECT count(*) - count(%[1]s), count(DISTINCT %[1]s), CAST(min(%[1]s) AS VARCHAR), CAST(max(%[1]s) AS VARCHAR) FROM %[2]s", qc, qt)
+		if err := db.QueryRowContext(ctx, q).Scan(&cols[i].Nulls, &cols[i].Distinct, &lo, &hi); err != nil {
 			return nil, fmt.Errorf("profile column %s.%s: %w", table, cols[i].Name, err)
 		}
+		cols[i].Min, cols[i].Max = lo.String, hi.String
 		q = fmt.Sprintf("SELECT DISTINCT CAST(%s AS VARCHAR) AS v FROM %s WHERE %s IS NOT NULL ORDER BY v LIMIT 5", qc, qt, qc)
 		err := eachRow(ctx, db, q, func(r *sql.Rows) error {
 			var v string
@@ -155,4 +210,10 @@ func FindKeys(ctx context.Context, db *sql.DB, tables []kg.Table) error {
 		}
 	}
 	return nil
+}
+
+// ConnectionDigest identifies what a database source reads — its tables or
+// query, not its credentials — so that a build can tell when it changed.
+func ConnectionDigest(opt Options) string {
+	return kg.ID(append([]string{"connection", opt.Query}, opt.Tables...)...)
 }

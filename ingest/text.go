@@ -18,12 +18,12 @@ type textReader struct{}
 var _ Reader = textReader{}
 
 // Read returns the file's text as one section.
-func (textReader) Read(_ context.Context, src kg.Source, data []byte) (Document, error) {
+func (textReader) Read(_ context.Context, src kg.Source, data []byte, _ Options) (Document, error) {
 	if err := checkText(src, data); err != nil {
 		return Document{}, err
 	}
 	text := normalizeNewlines(string(data))
-	return Document{Source: src, Text: text, Sections: []Section{{Span: kg.Span{End: len(text)}}}}, nil
+	return Document{Source: src, Text: text, Sections: []Section{{Span: kg.Span{End: len(text)}}}, Verbatim: true}, nil
 }
 
 type markdownReader struct{}
@@ -35,7 +35,7 @@ var atxHeading = regexp.MustCompile(`^(#{1,6})[ \t]+(.+?)[ \t#]*$`)
 // Read keeps the Markdown text as it is and cuts it into sections at ATX
 // headings outside fenced code blocks; a section's path is the chain of
 // headings above it.
-func (markdownReader) Read(_ context.Context, src kg.Source, data []byte) (Document, error) {
+func (markdownReader) Read(_ context.Context, src kg.Source, data []byte, _ Options) (Document, error) {
 	if err := checkText(src, data); err != nil {
 		return Document{}, err
 	}
@@ -76,7 +76,7 @@ func (markdownReader) Read(_ context.Context, src kg.Source, data []byte) (Docum
 	if pos > start {
 		sections = append(sections, Section{Path: path, Span: kg.Span{Start: start, End: pos}})
 	}
-	return Document{Source: src, Text: text, Sections: sections}, nil
+	return Document{Source: src, Text: text, Sections: sections, Verbatim: true}, nil
 }
 
 func joinPath(stack []string) string {

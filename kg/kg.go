@@ -33,11 +33,35 @@ type SourceKind string
 const (
 	KindText     SourceKind = "text"
 	KindMarkdown SourceKind = "markdown"
-	KindCSV      SourceKind = "csv"
+	KindHTML     SourceKind = "html"
+	KindPDF      SourceKind = "pdf"
+	KindDOCX     SourceKind = "docx"
+	KindJSON     SourceKind = "json"  // one JSON document: an object or an array of records
+	KindJSONL    SourceKind = "jsonl" // one JSON record per line
+	KindLog      SourceKind = "log"
+
+	KindCSV      SourceKind = "csv" // also TSV and other delimited text
+	KindXLSX     SourceKind = "xlsx"
+	KindParquet  SourceKind = "parquet"
+	KindSQLite   SourceKind = "sqlite"
+	KindDuckDB   SourceKind = "duckdb"
+	KindPostgres SourceKind = "postgres" // a database reached by a connection string, not a file
 )
 
 // IsTable reports whether sources of this kind become tables rather than chunks.
-func (k SourceKind) IsTable() bool { return k == KindCSV }
+func (k SourceKind) IsTable() bool {
+	switch k {
+	case KindCSV, KindXLSX, KindParquet, KindSQLite, KindDuckDB, KindPostgres:
+		return true
+	}
+	return false
+}
+
+// TextKinds and TableKinds list every kind kgforge reads.
+var (
+	TextKinds  = []SourceKind{KindText, KindMarkdown, KindHTML, KindPDF, KindDOCX, KindJSON, KindJSONL, KindLog}
+	TableKinds = []SourceKind{KindCSV, KindXLSX, KindParquet, KindSQLite, KindDuckDB, KindPostgres}
+)
 
 // Source is one input file or table named by a pipeline.
 type Source struct {
@@ -65,8 +89,19 @@ type Chunk struct {
 	Ordinal  int    `json:"ordinal"`
 	Text     string `json:"text"`
 	Span     Span   `json:"span"`
-	Page     int    `json:"page,omitempty"`
-	Section  string `json:"section,omitempty"`
+	Page     int    `json:"page,omitempty"`    // 1-based page of a paged source (PDF)
+	Section  string `json:"section,omitempty"` // heading path, " > " between levels
+	Tokens   int    `json:"tokens"`            // length in the chunker's tokens
+
+	// LineStart and LineEnd are the 1-based, inclusive lines of the source
+	// file the chunk covers, for sources whose extracted text is the file's
+	// own text (plain text, Markdown, logs); zero otherwise.
+	LineStart int `json:"line_start,omitempty"`
+	LineEnd   int `json:"line_end,omitempty"`
+	// TimeStart and TimeEnd bound the timestamps of the log records in the
+	// chunk (RFC 3339); empty when the source has none.
+	TimeStart string `json:"time_start,omitempty"`
+	TimeEnd   string `json:"time_end,omitempty"`
 }
 
 // ChunkID returns the stable id of a chunk: a hash of its source id and text.
@@ -145,17 +180,21 @@ type Column struct {
 	Type     string   `json:"type"`
 	Nulls    int64    `json:"nulls"`
 	Distinct int64    `json:"distinct"`
-	Samples  []string `json:"samples,omitempty"`
+	Min      string   `json:"min,omitempty"` // smallest and largest value, as text
+	Max      string   `json:"max,omitempty"`
+	Samples  []string `json:"samples,omitempty"` // up to five distinct values
 }
 
 // Table is a relational table of the data layer, held in DuckDB.
 type Table struct {
 	Name        string       `json:"name"`
 	SourceID    string       `json:"source_id"`
+	Origin      string       `json:"origin,omitempty"` // sheet or table inside the source, when it holds several
 	Columns     []Column     `json:"columns"`
 	Rows        int64        `json:"rows"`
 	PrimaryKeys []string     `json:"primary_keys,omitempty"` // candidate keys: unique and non-null columns
 	ForeignKeys []ForeignKey `json:"foreign_keys,omitempty"`
+	Warnings    []string     `json:"warnings,omitempty"` // rows skipped or fixed while loading, with their line numbers
 }
 
 // ForeignKey is a candidate join from a column of one table to a candidate

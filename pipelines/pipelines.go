@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 
 	"kgforge/kg"
@@ -23,6 +25,7 @@ type Pipeline struct {
 	Output   string   `yaml:"output"` // directory bundles are written to; relative to the pipeline file
 	Sources  []Source `yaml:"sources"`
 	Chunking Chunking `yaml:"chunking"`
+	Limits   Limits   `yaml:"limits"`
 	LLM      LLM      `yaml:"llm"`
 	Extract  Extract  `yaml:"extract"`
 	Neo4j    Neo4j    `yaml:"neo4j"`
@@ -33,17 +36,37 @@ type Pipeline struct {
 	SHA256 string `yaml:"-"`
 }
 
-// Source names files under the root by glob.
+// Source names files under the root by glob, or a database connection.
 type Source struct {
 	Name  string   `yaml:"name"`
 	Paths []string `yaml:"paths"` // slash globs relative to root
-	Kind  string   `yaml:"kind"`  // empty: detect from the extension
+	Kind  string   `yaml:"kind"`  // empty: detect from the extension and content
+
+	// Per-kind settings; each applies to the kinds its comment names.
+	TextFields    []string  `yaml:"text_fields"`    // json, jsonl: dotted paths of the fields that hold text; empty: every string field
+	RecordStart   string    `yaml:"record_start"`   // log: regexp a line must match to start a record; empty: one record per line
+	TimeLayout    string    `yaml:"time_layout"`    // log: Go time layout of the leading timestamp; empty: detected
+	Sheets        []string  `yaml:"sheets"`         // xlsx: sheets to load; empty: all
+	Tables        []string  `yaml:"tables"`         // sqlite, duckdb, postgres: tables to load; empty: all user tables
+	Query         string    `yaml:"query"`          // postgres: a SELECT loaded as one table instead of tables
+	ConnectionEnv string    `yaml:"connection_env"` // postgres: environment variable holding the connection string
+	Chunking      *Chunking `yaml:"chunking"`       // overrides the pipeline's chunking for this source
 }
 
-// Chunking sizes chunks in bytes of text.
+// Chunking sizes chunks in tokens (cl100k_base, close to what most chat
+// models count).
 type Chunking struct {
 	Size    int `yaml:"size"`
 	Overlap int `yaml:"overlap"`
+}
+
+// Limits bound what one source may make a build read; zero means the default.
+type Limits struct {
+	MaxTextBytes  int64 `yaml:"max_text_bytes"`     // a text-like file (read whole); default 64 MiB
+	MaxTableBytes int64 `yaml:"max_table_bytes"`    // a table-like file (streamed); default 8 GiB
+	MaxUnzipped   int64 `yaml:"max_unzipped_bytes"` // a DOCX or XLSX once uncompressed; default 1 GiB
+	MaxRatio      int64 `yaml:"max_zip_ratio"`      // uncompressed/compressed of one zip entry; default 200
+	MaxRecords    int   `yaml:"max_records"`        // records of one JSON, JSONL or log source; default 1000000
 }
 
 // LLM names the models and how hard to drive the server.
@@ -87,7 +110,7 @@ func Default() Pipeline {
 	return Pipeline{
 		Root:     ".",
 		Output:   "out",
-		Chunking: Chunking{Size: 1200, Overlap: 160},
+		Chunking: Chunking{Size: 300, Overlap: 40},
 		LLM:      LLM{ChatModel: "gemma3:270m", EmbedModel: "all-minilm:l6-v2", Concurrency: 1, MaxContext: 8192, MaxOutput: 512},
 		Extract:  Extract{Prompt: "extract.tmpl"},
 		Neo4j:    Neo4j{Mode: Neo4jAuto, BatchSize: 1000},
@@ -133,7 +156,13 @@ type FieldError struct {
 
 func (e *FieldError) Error() string { return fmt.Sprintf("%s: %v: %s", e.Field, e.Value, e.Rule) }
 
-var knownKinds = map[string]bool{string(kg.KindText): true, string(kg.KindMarkdown): true, string(kg.KindCSV): true}
+func kindNames() []string {
+	var names []string
+	for _, k := range append(slices.Clone(kg.TextKinds), kg.TableKinds...) {
+		names = append(names, string(k))
+	}
+	return names
+}
 
 // Validate returns every problem of the pipeline at once.
 func (p *Pipeline) Validate() error {
@@ -154,23 +183,39 @@ func (p *Pipeline) Validate() error {
 			bad(f+".name", s.Name, "is used by another source")
 		}
 		names[s.Name] = true
-		if len(s.Paths) == 0 {
+		if s.Kind == string(kg.KindPostgres) {
+			if len(s.Paths) > 0 {
+				bad(f+".paths", s.Paths, "a postgres source reads a connection, not files: remove paths")
+			}
+			if s.ConnectionEnv == "" {
+				bad(f+".connection_env", `""`, "a postgres source needs the name of the environment variable holding its connection string")
+			}
+			if s.Query != "" && len(s.Tables) > 0 {
+				bad(f+".query", s.Query, "set either query or tables, not both")
+			}
+		} else if len(s.Paths) == 0 {
 			bad(f+".paths", "[]", "at least one path or glob is required")
+		}
+		if s.RecordStart != "" {
+			if _, err := regexp.Compile(s.RecordStart); err != nil {
+				bad(f+".record_start", s.RecordStart, "is not a valid regular expression: "+err.Error())
+			}
+		}
+		if s.Chunking != nil {
+			checkChunking(bad, f+".chunking", *s.Chunking)
 		}
 		for j, g := range s.Paths {
 			if !fs.ValidPath(g) {
 				bad(fmt.Sprintf("%s.paths[%d]", f, j), g, "must be a relative slash path inside root, without .. or a leading /")
 			}
 		}
-		if s.Kind != "" && !knownKinds[s.Kind] {
-			bad(f+".kind", s.Kind, "must be one of text, markdown, csv")
+		if s.Kind != "" && !slices.Contains(kindNames(), s.Kind) {
+			bad(f+".kind", s.Kind, "must be one of "+strings.Join(kindNames(), ", "))
 		}
 	}
-	if p.Chunking.Size < 200 || p.Chunking.Size > 100_000 {
-		bad("chunking.size", p.Chunking.Size, "must be between 200 and 100000 bytes")
-	}
-	if p.Chunking.Overlap < 0 || p.Chunking.Overlap >= p.Chunking.Size/2 {
-		bad("chunking.overlap", p.Chunking.Overlap, "must be at least 0 and less than half of chunking.size")
+	checkChunking(bad, "chunking", p.Chunking)
+	if p.Limits.MaxTextBytes < 0 || p.Limits.MaxTableBytes < 0 || p.Limits.MaxUnzipped < 0 || p.Limits.MaxRatio < 0 || p.Limits.MaxRecords < 0 {
+		bad("limits", p.Limits, "must not be negative (0 means the default)")
 	}
 	if p.LLM.ChatModel == "" {
 		bad("llm.chat_model", `""`, "is required")
@@ -196,6 +241,15 @@ func (p *Pipeline) Validate() error {
 		bad("duckdb.threads", p.DuckDB.Threads, "must not be negative")
 	}
 	return errors.Join(errs...)
+}
+
+func checkChunking(bad func(string, any, string), field string, c Chunking) {
+	if c.Size < 50 || c.Size > 8000 {
+		bad(field+".size", c.Size, "must be between 50 and 8000 tokens")
+	}
+	if c.Overlap < 0 || c.Overlap >= c.Size/2 {
+		bad(field+".overlap", c.Overlap, "must be at least 0 and less than half of size")
+	}
 }
 
 // Resolve returns a path named in the pipeline file, relative to the file's directory.

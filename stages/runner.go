@@ -72,6 +72,7 @@ type Report struct {
 	Merges   int                    `json:"merges"`
 	Neo4j    *load.Stats            `json:"neo4j,omitempty"`
 	Rejected []Reject               `json:"rejected"`
+	Warnings []Reject               `json:"warnings,omitempty"` // items kept with a problem, such as skipped CSV rows
 	mu       sync.Mutex
 }
 
@@ -85,6 +86,13 @@ func (r *Report) rejectOrFail(stage, item string, err error) error {
 	defer r.mu.Unlock()
 	r.Rejected = append(r.Rejected, Reject{Stage: stage, Item: item, Reason: err.Error()})
 	return nil
+}
+
+// warn records a problem with an item that was still kept.
+func (r *Report) warn(stage, item, reason string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.Warnings = append(r.Warnings, Reject{Stage: stage, Item: item, Reason: reason})
 }
 
 func (r *Report) stage(name string, start time.Time, items int) {
@@ -155,14 +163,24 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 	}
 	defer func() { err = errors.Join(err, root.Close()) }()
 	var found []ingest.Found
+	bySource := map[string]pipelines.Source{}
 	for _, s := range p.Sources {
+		bySource[s.Name] = s
+		if s.Kind == string(kg.KindPostgres) {
+			found = append(found, ingest.Found{Rel: "postgres:" + s.Name, Kind: kg.KindPostgres, Forced: true, Source: s.Name})
+			continue
+		}
 		f, err := ingest.Discover(root, s.Paths, kg.SourceKind(s.Kind))
 		if err != nil {
 			return rep, fmt.Errorf("pipeline %s: source %s: %w", p.Name, s.Name, err)
 		}
+		for i := range f {
+			f[i].Source = s.Name
+		}
 		found = append(found, f...)
 	}
 	found = dedupe(found)
+	limits := ingestLimits(p.Limits)
 
 	outDir := rn.OutDir
 	if outDir == "" {
@@ -202,20 +220,30 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 		start := time.Now()
 		taken := map[string]bool{}
 		for _, f := range found {
-			src, table, doc, err := ingestSource(gctx, root, rootDir, db, f, taken)
+			ps := bySource[f.Source]
+			opt := sourceOptions(ps, limits)
+			src, loaded, doc, err := ingestSource(gctx, root, rootDir, db, f, opt, taken)
 			if err != nil {
 				if err := rep.rejectOrFail("ingest", f.Rel, err); err != nil {
 					return err
 				}
 				continue
 			}
-			if table != nil {
-				sources = append(sources, src)
-				tables = append(tables, *table)
+			sources = append(sources, src)
+			if src.Kind.IsTable() {
+				for _, t := range loaded {
+					for _, w := range t.Warnings {
+						rep.warn("ingest", f.Rel, fmt.Sprintf("table %s: %s", t.Name, w))
+					}
+				}
+				tables = append(tables, loaded...)
 				continue
 			}
-			sources = append(sources, src)
-			for _, c := range ingest.Chunk(doc, ingest.ChunkOptions{Size: p.Chunking.Size, Overlap: p.Chunking.Overlap}) {
+			chunking := p.Chunking
+			if ps.Chunking != nil {
+				chunking = *ps.Chunking
+			}
+			for _, c := range ingest.Chunk(doc, ingest.ChunkOptions{Size: chunking.Size, Overlap: chunking.Overlap}) {
 				chunks = append(chunks, c)
 				if rn.Progress != nil {
 					rn.Progress.Queued()
@@ -323,21 +351,44 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 }
 
 // ingestSource reads one source: a table-like source is loaded into db and
-// returned as a table, a text-like one is returned as a document.
-func ingestSource(ctx context.Context, root *os.Root, rootDir string, db *sql.DB, f ingest.Found, taken map[string]bool) (kg.Source, *kg.Table, ingest.Document, error) {
-	src, data, err := ingest.Open(root, f, ingest.MaxSourceBytes)
+// returned as its tables, a text-like one is returned as a document.
+func ingestSource(ctx context.Context, root *os.Root, rootDir string, db *sql.DB, f ingest.Found, opt ingest.Options, taken map[string]bool) (kg.Source, []kg.Table, ingest.Document, error) {
+	name := func(want string) string { return ingest.UniqueName(taken, ingest.TableName(want)) }
+	if f.Kind == kg.KindPostgres {
+		src := kg.Source{ID: kg.ID("source", f.Rel), URI: f.Rel, Kind: kg.KindPostgres, SHA256: ingest.ConnectionDigest(opt)}
+		ts, err := ingest.LoadTables(ctx, db, ingest.TableInput{Source: src, Base: f.Source, Options: opt, Name: name})
+		return src, ts, ingest.Document{}, err
+	}
+	o, err := ingest.Open(root, rootDir, f, opt.Limits)
 	if err != nil {
-		return src, nil, ingest.Document{}, err
+		return o.Source, nil, ingest.Document{}, err
 	}
-	if src.Kind.IsTable() {
-		t, err := ingest.LoadTable(ctx, db, src, filepath.Join(rootDir, filepath.FromSlash(f.Rel)), ingest.UniqueName(taken, ingest.TableName(f.Rel)))
-		if err != nil {
-			return src, nil, ingest.Document{}, err
-		}
-		return src, &t, ingest.Document{}, nil
+	if o.Source.Kind.IsTable() {
+		ts, err := ingest.LoadTables(ctx, db, ingest.TableInput{Source: o.Source, Path: o.Path, Base: f.Rel, Options: opt, Name: name})
+		return o.Source, ts, ingest.Document{}, err
 	}
-	doc, err := ingest.ReadDocument(ctx, src, data)
-	return src, nil, doc, err
+	doc, err := ingest.ReadDocument(ctx, o.Source, o.Data, opt)
+	return o.Source, nil, doc, err
+}
+
+// sourceOptions turns a pipeline source's settings into reading options; a
+// postgres source's connection string is read from its environment variable.
+func sourceOptions(s pipelines.Source, lim ingest.Limits) ingest.Options {
+	opt := ingest.Options{
+		TextFields: s.TextFields, RecordStart: s.RecordStart, TimeLayout: s.TimeLayout,
+		Sheets: s.Sheets, Tables: s.Tables, Query: s.Query, Limits: lim,
+	}
+	if s.ConnectionEnv != "" {
+		opt.DSN = os.Getenv(s.ConnectionEnv)
+	}
+	return opt
+}
+
+func ingestLimits(l pipelines.Limits) ingest.Limits {
+	return ingest.Limits{
+		MaxTextBytes: l.MaxTextBytes, MaxTableBytes: l.MaxTableBytes, MaxUnzipped: l.MaxUnzipped,
+		MaxRatio: l.MaxRatio, MaxRecords: l.MaxRecords,
+	}.WithDefaults()
 }
 
 func loadNeo4j(ctx context.Context, cfg load.Config, dir string, log *slog.Logger) (_ load.Stats, err error) {
