@@ -102,21 +102,6 @@ func LoadTables(ctx context.Context, db *sql.DB, in TableInput) ([]kg.Table, err
 	return tables, nil
 }
 
-type csvLoader struct{}
-
-func (csvLoader) Load(ctx context.Context, db *sql.DB, in TableInput) ([]Loaded, error) {
-	name := in.Name(in.Base)
-	rows, err := duck.LoadCSV(ctx, db, name, in.Path)
-	if err != nil {
-		return nil, fmt.Errorf("source %s: %w: %w", in.Source.URI, kg.ErrRejected, err)
-	}
-	return []Loaded{{Name: name, Rows: rows}}, nil
-}
-
-func init() {
-	RegisterTable(kg.KindCSV, csvLoader{})
-}
-
 // eachRow runs q and calls scan for every row, closing the rows however it ends.
 func eachRow(ctx context.Context, db *sql.DB, q string, scan func(*sql.Rows) error, args ...any) (err error) {
 	r, err := db.QueryContext(ctx, q, args...)

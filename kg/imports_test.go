@@ -15,20 +15,28 @@ import (
 // kgforge. stages also uses llm (the client it hands to extract) and
 // internal/duck (the build's DuckDB settings), both below it in the table.
 var allowed = map[string][]string{
-	"cmd/kgforge":   {"*"},
-	"pipelines":     {"kg"},
-	"stages":        {"ingest", "extract", "consolidate", "load", "bundle", "pipelines", "kg", "llm", "internal/duck"},
-	"ingest":        {"kg", "internal/duck"},
-	"extract":       {"kg", "llm", "prompts"},
-	"consolidate":   {"kg", "llm", "internal/duck"},
-	"load":          {"kg", "bundle"},
-	"bundle":        {"kg", "internal/duck"},
-	"agent":         {"bundle", "llm", "prompts", "kg", "internal/duck"},
-	"review":        {"bundle", "consolidate"},
-	"llm":           {},
-	"internal/duck": {},
-	"kg":            {},
-	"prompts":       {},
+	"cmd/kgforge":    {"*"},
+	"pipelines":      {"kg"},
+	"stages":         {"ingest", "ingest/all", "extract", "consolidate", "load", "bundle", "pipelines", "kg", "llm", "internal/duck"},
+	"ingest":         {"kg", "internal/duck"},
+	"ingest/all":     {"ingest/tabular", "ingest/html", "ingest/docx", "ingest/pdf", "ingest/records", "ingest/xlsx", "ingest/sqldb"},
+	"ingest/tabular": {"ingest", "kg", "internal/duck"},
+	"ingest/html":    {"ingest", "kg"},
+	"ingest/docx":    {"ingest", "kg"},
+	"ingest/pdf":     {"ingest", "kg"},
+	"ingest/records": {"ingest", "kg"},
+	"ingest/xlsx":    {"ingest", "kg", "internal/duck"},
+	"ingest/sqldb":   {"ingest", "kg", "internal/duck"},
+	"extract":        {"kg", "llm", "prompts"},
+	"consolidate":    {"kg", "llm", "internal/duck"},
+	"load":           {"kg", "bundle"},
+	"bundle":         {"kg", "internal/duck"},
+	"agent":          {"bundle", "llm", "prompts", "kg", "internal/duck"},
+	"review":         {"bundle", "consolidate"},
+	"llm":            {},
+	"internal/duck":  {},
+	"kg":             {},
+	"prompts":        {},
 }
 
 // owners says which one package may import each outside system.
@@ -38,6 +46,10 @@ var owners = map[string]string{
 	"github.com/apache/arrow-go":           "bundle",
 	"github.com/duckdb/duckdb-go":          "internal/duck",
 	"github.com/duckdb/duckdb-go-bindings": "internal/duck",
+	"github.com/xuri/excelize":             "ingest/xlsx",
+	"github.com/ledongthuc/pdf":            "ingest/pdf",
+	"github.com/jackc/pgx":                 "ingest/sqldb",
+	"github.com/mattn/go-sqlite3":          "ingest/sqldb",
 }
 
 type pkg struct {

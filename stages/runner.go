@@ -20,6 +20,7 @@ import (
 	"kgforge/consolidate"
 	"kgforge/extract"
 	"kgforge/ingest"
+	_ "kgforge/ingest/all"
 	"kgforge/internal/duck"
 	"kgforge/kg"
 	"kgforge/llm"

@@ -1,0 +1,6 @@
+package all
+
+import (
+	// Each registers its kinds with package ingest in init.
+	_ "kgforge/ingest/tabular"
+)

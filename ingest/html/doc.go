@@ -1,0 +1,2 @@
+// Package html reads html sources for package ingest (see its doc).
+package html

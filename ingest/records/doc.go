@@ -1,0 +1,2 @@
+// Package records reads records sources for package ingest (see its doc).
+package records

@@ -1,0 +1,2 @@
+// Package sqldb reads sqldb sources for package ingest (see its doc).
+package sqldb

@@ -1,0 +1,55 @@
+package tabular_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"kgforge/ingest"
+	"kgforge/internal/duck"
+	"kgforge/kg"
+)
+
+// BenchmarkLoadTable loads a 1M-row CSV the way a build does (DuckDB's own
+// reader, then the profile) beside DuckDB's read_csv alone, the ceiling.
+func BenchmarkLoadTable(b *testing.B) {
+	dir := b.TempDir()
+	csv := filepath.Join(dir, "orders.csv")
+	const rows = 1_000_000
+	var sb strings.Builder
+	sb.WriteString("order_id,customer,product,quantity,order_date,plant,status\n")
+	for i := range rows {
+		fmt.Fprintf(&sb, "O-%d,Customer %d,Trail %d,%d,2025-%02d-%02d,Porto,shipped\n", i, i%500, i%4, i%20+1, i%12+1, i%28+1)
+	}
+	if err := os.WriteFile(csv, []byte(sb.String()), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	info, _ := os.Stat(csv)
+	ctx := context.Background()
+	db, err := duck.Open(ctx, filepath.Join(dir, "bench.duckdb"), duck.Settings{Threads: 2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = db.Close() })
+	b.Run("read_csv", func(b *testing.B) {
+		b.SetBytes(info.Size())
+		for b.Loop() {
+			if _, err := duck.LoadCSV(ctx, db, "ceiling", csv); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	})
+	b.Run("load_and_profile", func(b *testing.B) {
+		b.SetBytes(info.Size())
+		for b.Loop() {
+			if _, err := ingest.LoadTables(ctx, db, ingest.TableInput{Source: kg.Source{URI: "orders.csv", Kind: kg.KindCSV, Bytes: info.Size()}, Path: csv, Base: "orders"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	})
+}

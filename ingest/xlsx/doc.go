@@ -1,0 +1,2 @@
+// Package xlsx reads xlsx sources for package ingest (see its doc).
+package xlsx
