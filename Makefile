@@ -8,9 +8,12 @@ CACHE := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/kgforge
 export OLLAMA_HOST ?= 127.0.0.1:11434
 export NEO4J_BOLT ?= 127.0.0.1:7687
 export NEO4J_URI ?= bolt://$(NEO4J_BOLT)
+# PostgreSQL for the tests of the postgres source (scripts/postgres.sh).
+export KGFORGE_PG_PORT ?= 55432
+export KGFORGE_TEST_PG_DSN ?= postgres://postgres@127.0.0.1:$(KGFORGE_PG_PORT)/kgforge_test?sslmode=disable
 QUESTION ?= Which supplier provides the aluminium frames, and what happened in the quality incident?
 
-.PHONY: all build services stop demo test test-unit fuzz lint tidy clean
+.PHONY: all build services test-services stop demo test test-unit fuzz lint tidy clean
 
 all: build
 
@@ -23,10 +26,15 @@ services:
 	scripts/neo4j.sh build
 	scripts/neo4j.sh start
 
+## test-services: the services plus PostgreSQL, which only the tests use
+test-services: services
+	scripts/postgres.sh up
+
 ## stop: stop the services the scripts started
 stop:
 	-scripts/ollama.sh stop
 	-scripts/neo4j.sh stop
+	-scripts/postgres.sh stop
 
 ## demo: set everything up, build the example bundle, load Neo4j, ask a question
 demo: build services
@@ -40,17 +48,20 @@ demo: build services
 	$(BIN) ask --bundle out/bikeco "$(QUESTION)"
 
 ## test: unit, fuzz-seed and integration tests against the real Ollama and Neo4j
-test: services
+test: test-services
 	KGFORGE_INTEGRATION=1 $(GO) test -race -timeout 40m -count=1 ./...
 
 ## test-unit: tests that need no services (integration tests skip)
 test-unit:
 	$(GO) test -race -count=1 ./...
 
-## fuzz: a short run of every fuzz target (FUZZTIME: a duration such as 30s, or a count such as 20000x)
+## fuzz: a short run of every fuzz target of every package (FUZZTIME: a duration such as 30s, or a count such as 20000x)
 fuzz:
-	@for t in ingest:FuzzChunk extract:FuzzLocate extract:FuzzParseReply load:FuzzSanitizers; do \
-	  $(GO) test ./$${t%%:*} -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $${FUZZTIME:-20s}; \
+	@for pkg in $$($(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./...); do \
+	  for t in $$($(GO) test -list '^Fuzz' "$$pkg" | grep '^Fuzz' || true); do \
+	    echo "== $$pkg $$t"; \
+	    $(GO) test "$$pkg" -run '^$$' -fuzz "^$$t$$" -fuzztime $${FUZZTIME:-20s}; \
+	  done; \
 	done
 
 ## lint: golangci-lint v2 with .golangci.yml (built from the Go module proxy on first use)

@@ -105,6 +105,7 @@ func FuzzChunk(f *testing.F) {
 	f.Add(strings.Repeat("word ", 100), 17, 3)
 	f.Add("Ünïcödé wörds hère. "+strings.Repeat("x", 50), 3, 1)
 	f.Add("| a | b |\n|---|---|\n| 1 | 2 |\n\nAfter. The table.", 4, 1)
+	f.Add("0A  tabl", 4, 2) // joined text has more tokens than its words apart
 	f.Fuzz(func(t *testing.T, text string, size, overlap int) {
 		if size < 1 || size > 2000 || overlap < 0 {
 			return

@@ -1,6 +1,8 @@
 package stages
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -94,6 +96,11 @@ func corpus(t *testing.T) (*pipelines.Pipeline, string) {
 		"docs/b.txt":     "\x7fELF\x00\x00binary",
 		"data/parts.csv": "part_id,name\nP1,Frame\nP2,Wheel\n",
 		"data/empty.csv": "",
+		"docs/c.txt":     "%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n",           // a PDF named .txt
+		"docs/d.txt":     "caf\xe9 cr\xe8me br\xfbl\xe9e is on the menu.\n", // Latin-1, not UTF-8
+		"docs/e.md":      strings.Repeat("Too long. ", 20_000),               // over limits.max_text_bytes
+		"data/f.xlsx":    "not a workbook at all",
+		"docs/bomb.docx": string(zipBomb(t)),
 	}
 	for name, body := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
@@ -107,8 +114,9 @@ func corpus(t *testing.T) (*pipelines.Pipeline, string) {
 	raw := `name: t
 sources:
   - {name: docs, paths: ["docs/*"]}
-  - {name: tables, paths: ["data/*.csv"]}
+  - {name: tables, paths: ["data/*.csv", "data/*.xlsx"]}
 llm: {chat_model: m}
+limits: {max_text_bytes: 100000}
 `
 	pf := filepath.Join(dir, "p.yaml")
 	if err := os.WriteFile(pf, []byte(raw), 0o600); err != nil {
@@ -121,6 +129,28 @@ llm: {chat_model: m}
 	return p, dir
 }
 
+// zipBomb returns a DOCX-shaped zip whose document part expands 50 MB of
+// zeros from a few kilobytes.
+func zipBomb(t *testing.T) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, err := zw.Create("word/document.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	zeros := make([]byte, 1<<20)
+	for range 50 {
+		if _, err := w.Write(zeros); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
 func TestRunner_BadSourcesFailAloneAndReRunsUseTheCache(t *testing.T) {
 	c, chats := fakeOllama(t, false)
 	p, _ := corpus(t)
@@ -131,16 +161,25 @@ func TestRunner_BadSourcesFailAloneAndReRunsUseTheCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Status != StatusPartial || len(rep.Rejected) != 2 {
-		t.Fatalf("status %s, rejected %+v; want partial with 2 rejections", rep.Status, rep.Rejected)
+	want := map[string]string{
+		"docs/b.txt":     "binary",
+		"data/empty.csv": "empty file",
+		"docs/c.txt":     "content is pdf but the file name says text",
+		"docs/d.txt":     "invalid UTF-8 at byte 3",
+		"docs/e.md":      "over the limit of 100000",
+		"data/f.xlsx":    "not a xlsx file",
+		"docs/bomb.docx": "zip bomb",
 	}
-	for i, want := range []string{"docs/b.txt", "data/empty.csv"} {
+	if rep.Status != StatusPartial || len(rep.Rejected) != len(want) {
+		t.Fatalf("status %s, rejected %+v; want partial with %d rejections", rep.Status, rep.Rejected, len(want))
+	}
+	for item, reason := range want {
 		found := false
 		for _, rj := range rep.Rejected {
-			found = found || (rj.Item == want && strings.Contains(rj.Reason, want))
+			found = found || (rj.Item == item && strings.Contains(rj.Reason, item) && strings.Contains(rj.Reason, reason))
 		}
 		if !found {
-			t.Errorf("rejection %d: no entry naming %s in %+v", i, want, rep.Rejected)
+			t.Errorf("no rejection of %s saying %q in %+v", item, reason, rep.Rejected)
 		}
 	}
 	if prog.queued.Load() != 2 || prog.done.Load() != 2 {
