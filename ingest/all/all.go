@@ -2,5 +2,6 @@ package all
 
 import (
 	// Each registers its kinds with package ingest in init.
+	_ "kgforge/ingest/records"
 	_ "kgforge/ingest/tabular"
 )
