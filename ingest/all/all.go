@@ -2,6 +2,8 @@ package all
 
 import (
 	// Each registers its kinds with package ingest in init.
+	_ "kgforge/ingest/docx"
+	_ "kgforge/ingest/html"
 	_ "kgforge/ingest/records"
 	_ "kgforge/ingest/tabular"
 )
