@@ -9,12 +9,14 @@ import (
 	"testing"
 
 	"kgforge/ingest"
+	"kgforge/ingest/tabular"
 	"kgforge/internal/duck"
 	"kgforge/kg"
 )
 
-// BenchmarkLoadTable loads a 1M-row CSV the way a build does (DuckDB's own
-// reader, then the profile) beside DuckDB's read_csv alone, the ceiling.
+// BenchmarkLoadTable loads a 1M-row CSV the way a build does (the encoding
+// check, DuckDB's own reader keeping rejects, then the profile) beside
+// DuckDB's read_csv alone, the ceiling, and read_csv keeping rejects.
 func BenchmarkLoadTable(b *testing.B) {
 	dir := b.TempDir()
 	csv := filepath.Join(dir, "orders.csv")
@@ -38,6 +40,15 @@ func BenchmarkLoadTable(b *testing.B) {
 		b.SetBytes(info.Size())
 		for b.Loop() {
 			if _, err := duck.LoadCSV(ctx, db, "ceiling", csv); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	})
+	b.Run("read_csv_store_rejects", func(b *testing.B) {
+		b.SetBytes(info.Size())
+		for b.Loop() {
+			if _, err := duck.LoadCSVWithRejects(ctx, db, "rejecting", csv, tabular.MaxRowWarnings); err != nil {
 				b.Fatal(err)
 			}
 		}

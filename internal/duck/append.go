@@ -75,19 +75,8 @@ var castOrder = []string{"BIGINT", "DOUBLE", "BOOLEAN", "DATE", "TIMESTAMP"}
 // Columns with no value stay VARCHAR.
 func InferTypes(ctx context.Context, db *sql.DB, table string) error {
 	qt := QuoteIdent(table)
-	var names []string
-	r, err := db.QueryContext(ctx, "SELECT column_name FROM information_schema.columns WHERE table_name = ? AND data_type = 'VARCHAR' ORDER BY ordinal_position", table)
+	names, err := varcharColumns(ctx, db, table)
 	if err != nil {
-		return fmt.Errorf("infer types of %s: %w", table, err)
-	}
-	for r.Next() {
-		var s string
-		if err := r.Scan(&s); err != nil {
-			return errors.Join(fmt.Errorf("infer types of %s: %w", table, err), r.Close())
-		}
-		names = append(names, s)
-	}
-	if err := errors.Join(r.Err(), r.Close()); err != nil {
 		return fmt.Errorf("infer types of %s: %w", table, err)
 	}
 	for _, c := range names {
@@ -114,4 +103,21 @@ func InferTypes(ctx context.Context, db *sql.DB, table string) error {
 		}
 	}
 	return nil
+}
+
+func varcharColumns(ctx context.Context, db *sql.DB, table string) (_ []string, err error) {
+	r, err := db.QueryContext(ctx, "SELECT column_name FROM information_schema.columns WHERE table_name = ? AND data_type = 'VARCHAR' ORDER BY ordinal_position", table)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { err = errors.Join(err, r.Close()) }()
+	var names []string
+	for r.Next() {
+		var s string
+		if err := r.Scan(&s); err != nil {
+			return nil, err
+		}
+		names = append(names, s)
+	}
+	return names, r.Err()
 }

@@ -49,21 +49,6 @@ func QuoteString(s string) string {
 	return `'` + strings.ReplaceAll(s, `'`, `''`) + `'`
 }
 
-// LoadCSV creates table from a CSV file with DuckDB's own reader (dialect,
-// header and types detected) and returns the number of rows loaded.
-func LoadCSV(ctx context.Context, db *sql.DB, table, path string) (int64, error) {
-	q := fmt.Sprintf("CREATE OR REPLACE TABLE %s AS SELECT * FROM read_csv(%s, auto_detect = true)",
-		QuoteIdent(table), QuoteString(path))
-	if _, err := db.ExecContext(ctx, q); err != nil {
-		return 0, fmt.Errorf("load csv %s into table %s: %w", path, table, err)
-	}
-	var n int64
-	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM "+QuoteIdent(table)).Scan(&n); err != nil {
-		return 0, fmt.Errorf("count rows of table %s: %w", table, err)
-	}
-	return n, nil
-}
-
 // Sandbox is a read-only view of a bundle: its DuckDB data file attached
 // read-only, Parquet files exposed as views, and no access to any other file.
 type Sandbox struct {
