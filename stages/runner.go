@@ -365,7 +365,7 @@ func ingestSource(ctx context.Context, root *os.Root, rootDir string, db *sql.DB
 		return o.Source, nil, ingest.Document{}, err
 	}
 	if o.Source.Kind.IsTable() {
-		ts, err := ingest.LoadTables(ctx, db, ingest.TableInput{Source: o.Source, Path: o.Path, Base: f.Rel, Options: opt, Name: name})
+		ts, err := ingest.LoadTables(ctx, db, ingest.TableInput{Source: o.Source, Path: o.Path, Base: ingest.TableName(f.Rel), Options: opt, Name: name})
 		return o.Source, ts, ingest.Document{}, err
 	}
 	doc, err := ingest.ReadDocument(ctx, o.Source, o.Data, opt)

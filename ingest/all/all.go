@@ -6,5 +6,6 @@ import (
 	_ "kgforge/ingest/html"
 	_ "kgforge/ingest/pdf"
 	_ "kgforge/ingest/records"
+	_ "kgforge/ingest/sqldb"
 	_ "kgforge/ingest/tabular"
 )
