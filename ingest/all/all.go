@@ -8,4 +8,5 @@ import (
 	_ "kgforge/ingest/records"
 	_ "kgforge/ingest/sqldb"
 	_ "kgforge/ingest/tabular"
+	_ "kgforge/ingest/xlsx"
 )

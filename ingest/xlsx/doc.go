@@ -1,2 +1,57 @@
-// Package xlsx reads xlsx sources for package ingest (see its doc).
+// Package xlsx loads Excel workbooks (.xlsx) into the build's DuckDB for
+// package ingest: importing it registers a table loader for kg.KindXLSX
+// (ingest/all does). It is kgforge's one importer of
+// github.com/xuri/excelize/v2.
+//
+// Each sheet, or each one Options.Sheets names (compared without case; a
+// name the workbook lacks rejects the source with the list of its sheets),
+// becomes one table named by TableInput.Name(base + "_" + sheet), with the
+// sheet's name as Loaded.Origin. Empty sheets are skipped; a workbook with no
+// sheet that holds data is rejected.
+//
+// Before excelize reads it, the file is opened with archive/zip and
+// ingest.CheckZip refuses a zip bomb by its declared sizes and ratios
+// (archive/zip then refuses any entry that expands past its declared size).
+// excelize is bounded by Limits.MaxUnzipped; it holds a worksheet or the
+// shared strings in memory only up to 16 MiB, and streams bigger ones from
+// temporary files that are removed when the load ends (the other parts of
+// the package it reads whole). Rows are streamed with excelize's row
+// iterator, never read whole.
+//
+// Header. The first non-empty row is the header, except for titles: rows
+// with one value above the first row with several are skipped with a
+// warning, unless that row holds a number (it is data then) or the value is
+// merged over only part of its width (it labels a group of columns then). A header cell merged over several
+// columns names each of them after its value with _1, _2, …; when the row
+// right below holds labels (no numbers) only under such merges or under
+// blank header cells, it is a second header row and each column is named
+// "group_sub". Blank names become column_N and repeated ones (regardless of
+// case, as DuckDB compares them) name_2, name_3. Merged ranges are read from
+// the end of the worksheet part with a streaming scan, since excelize's
+// GetMergeCells would decode the whole sheet into memory. Merges in data
+// rows are not filled: only the first cell of a merge holds its value.
+//
+// Values. Formula cells load their cached values (the values Excel saved);
+// nothing is recalculated, and a formula with no cached value is NULL, as
+// are Excel's error values (#DIV/0!, #N/A, …), which are counted in a
+// warning. excelize renders each cell with its number format; before
+// reading, every format of the workbook is rewritten in memory so that date
+// formats render as ISO dates (yyyy-mm-dd), date-time formats as ISO
+// timestamps (yyyy-mm-dd hh:mm:ss), and numbers as stored. So a
+// cell shown as "03/04/25" loads as 2025-03-04 and one shown as "1,234.50 €"
+// or "12.5%" loads as 1234.5 or 0.125. Text and time-of-day formats are kept.
+// Every column is appended as VARCHAR through DuckDB's Appender (empty cells
+// are NULL) and then typed by duck.InferTypes: BIGINT, DOUBLE, BOOLEAN,
+// DATE or TIMESTAMP when every value casts, else VARCHAR.
+//
+// Rows. Empty rows are skipped. A row shorter than the header is padded with
+// NULLs; cells of a row outside the header's columns are dropped with a
+// warning that names the sheet and the row ("sheet Orders row 17: 2 cells
+// beyond the header dropped"; after 20 such rows a sheet sums up the rest).
+//
+// Failures. A file that is not a workbook, is encrypted (encrypted workbooks
+// are not zip containers), is corrupt (a worksheet part that fails its CRC
+// included) or that excelize cannot read is rejected: the error wraps
+// kg.ErrRejected and names the source. A failed load leaves no table of its
+// source: the tables of sheets already loaded are dropped.
 package xlsx

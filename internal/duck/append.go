@@ -69,6 +69,14 @@ func Append(ctx context.Context, db *sql.DB, table string, cols []Column, rows f
 // castOrder is the order InferTypes tries narrower types in.
 var castOrder = []string{"BIGINT", "DOUBLE", "BOOLEAN", "DATE", "TIMESTAMP"}
 
+// castGuards refuse values that a cast accepts only by changing them:
+// DuckDB rounds '1234.5' to the BIGINT 1235 and cuts '2025-03-05 13:05:06'
+// to the DATE 2025-03-05. %[1]s is the quoted column.
+var castGuards = map[string]string{
+	"BIGINT": "NOT regexp_full_match(trim(%[1]s), '[+-]?[0-9]+')",
+	"DATE":   "TRY_CAST(%[1]s AS TIMESTAMP) IS DISTINCT FROM CAST(TRY_CAST(%[1]s AS DATE) AS TIMESTAMP)",
+}
+
 // InferTypes gives each VARCHAR column of table the first of BIGINT, DOUBLE,
 // BOOLEAN, DATE and TIMESTAMP that every non-NULL value casts to, the
 // way DuckDB's CSV sniffer would, and turns empty strings into NULLs first.
@@ -86,7 +94,11 @@ func InferTypes(ctx context.Context, db *sql.DB, table string) error {
 		}
 		for _, typ := range castOrder {
 			var bad, have int64
-			q := fmt.Sprintf("SELECT count(*) FILTER (WHERE %[1]s IS NOT NULL AND TRY_CAST(%[1]s AS %[2]s) IS NULL), count(%[1]s) FROM %[3]s", qc, typ, qt)
+			cond := fmt.Sprintf("TRY_CAST(%[1]s AS %[2]s) IS NULL", qc, typ)
+			if g, ok := castGuards[typ]; ok {
+				cond += " OR " + fmt.Sprintf(g, qc)
+			}
+			q := fmt.Sprintf("SELECT count(*) FILTER (WHERE %[1]s IS NOT NULL AND (%[2]s)), count(%[1]s) FROM %[3]s", qc, cond, qt)
 			if err := db.QueryRowContext(ctx, q).Scan(&bad, &have); err != nil {
 				return fmt.Errorf("infer type of %s.%s: %w", table, c, err)
 			}
