@@ -26,19 +26,29 @@ func benchCorpus(n int) string {
 }
 
 // BenchmarkChunk measures the Markdown reader and the chunker together, in
-// MB/s of source text.
+// MB/s of source text: sized by real cl100k_base token counts, and sized by
+// the four-bytes-per-token estimate that splitters measuring characters use.
 func BenchmarkChunk(b *testing.B) {
 	text := benchCorpus(8 << 20)
 	src := kg.Source{ID: "s", URI: "bench.md", Kind: kg.KindMarkdown}
-	b.SetBytes(int64(len(text)))
-	b.ResetTimer()
-	for b.Loop() {
-		doc, err := ReadDocument(context.Background(), src, []byte(text), Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if len(Chunk(doc, ChunkOptions{Size: DefaultChunkSize, Overlap: DefaultChunkOverlap})) == 0 {
-			b.Fatal("no chunks")
-		}
+	for _, bc := range []struct {
+		name  string
+		count func(string) int
+	}{
+		{"cl100k_tokens", nil},
+		{"bytes_div_4", func(s string) int { return (len(s) + 3) / 4 }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				doc, err := ReadDocument(context.Background(), src, []byte(text), Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(Chunk(doc, ChunkOptions{Size: DefaultChunkSize, Overlap: DefaultChunkOverlap, Count: bc.count})) == 0 {
+					b.Fatal("no chunks")
+				}
+			}
+		})
 	}
 }

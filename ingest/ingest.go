@@ -201,10 +201,10 @@ func Sniff(head []byte, zr *zip.Reader) kg.SourceKind {
 	case bytes.HasPrefix(head, []byte("PK\x03\x04")):
 		if zr != nil {
 			for _, f := range zr.File {
-				switch {
-				case f.Name == "word/document.xml":
+				switch f.Name {
+				case "word/document.xml":
 					return kg.KindDOCX
-				case f.Name == "xl/workbook.xml":
+				case "xl/workbook.xml":
 					return kg.KindXLSX
 				}
 			}
@@ -298,12 +298,12 @@ func Open(root *os.Root, rootDir string, f Found, lim Limits) (_ Opened, err err
 	if !info.Mode().IsRegular() {
 		return Opened{}, reject("not a regular file")
 	}
-	max := lim.MaxTextBytes
+	limit := lim.MaxTextBytes
 	if f.Kind.IsTable() {
-		max = lim.MaxTableBytes
+		limit = lim.MaxTableBytes
 	}
-	if info.Size() > max {
-		return Opened{}, reject("%d bytes is over the limit of %d", info.Size(), max)
+	if info.Size() > limit {
+		return Opened{}, reject("%d bytes is over the limit of %d", info.Size(), limit)
 	}
 	if info.Size() == 0 {
 		return Opened{}, reject("empty file")
@@ -334,16 +334,16 @@ func Open(root *os.Root, rootDir string, f Found, lim Limits) (_ Opened, err err
 	h := sha256.New()
 	var data []byte
 	if f.Kind.IsTable() {
-		_, err = io.Copy(h, io.LimitReader(file, max+1))
+		_, err = io.Copy(h, io.LimitReader(file, limit+1))
 	} else {
-		data, err = io.ReadAll(io.LimitReader(file, max+1))
+		data, err = io.ReadAll(io.LimitReader(file, limit+1))
 		h.Write(data)
 	}
 	if err != nil {
 		return Opened{}, reject("%v", err)
 	}
-	if int64(len(data)) > max {
-		return Opened{}, reject("grew over the limit of %d bytes while read", max)
+	if int64(len(data)) > limit {
+		return Opened{}, reject("grew over the limit of %d bytes while read", limit)
 	}
 	abs := filepath.Join(rootDir, filepath.FromSlash(f.Rel))
 	if err := sameFile(info, abs); err != nil {

@@ -20,7 +20,7 @@ import (
 	"kgforge/consolidate"
 	"kgforge/extract"
 	"kgforge/ingest"
-	_ "kgforge/ingest/all"
+	_ "kgforge/ingest/all" // every reader and table loader registers itself
 	"kgforge/internal/duck"
 	"kgforge/kg"
 	"kgforge/llm"

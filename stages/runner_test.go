@@ -96,9 +96,9 @@ func corpus(t *testing.T) (*pipelines.Pipeline, string) {
 		"docs/b.txt":     "\x7fELF\x00\x00binary",
 		"data/parts.csv": "part_id,name\nP1,Frame\nP2,Wheel\n",
 		"data/empty.csv": "",
-		"docs/c.txt":     "%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n",           // a PDF named .txt
+		"docs/c.txt":     "%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n",          // a PDF named .txt
 		"docs/d.txt":     "caf\xe9 cr\xe8me br\xfbl\xe9e is on the menu.\n", // Latin-1, not UTF-8
-		"docs/e.md":      strings.Repeat("Too long. ", 20_000),               // over limits.max_text_bytes
+		"docs/e.md":      strings.Repeat("Too long. ", 20_000),              // over limits.max_text_bytes
 		"data/f.xlsx":    "not a workbook at all",
 		"docs/bomb.docx": string(zipBomb(t)),
 	}
