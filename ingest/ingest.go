@@ -449,8 +449,10 @@ func ReadDocument(ctx context.Context, src kg.Source, data []byte, opt Options) 
 // ErrNotText means a source said to be text is binary or not valid UTF-8.
 var ErrNotText = errors.New("not UTF-8 text")
 
-// checkText rejects data that is empty, binary or not UTF-8.
-func checkText(src kg.Source, data []byte) error {
+// CheckText rejects data that is empty, binary or not UTF-8, naming the
+// source and, for bad UTF-8, the offset of the first bad byte. Text readers
+// call it first.
+func CheckText(src kg.Source, data []byte) error {
 	if len(data) == 0 {
 		return fmt.Errorf("source %s: %w: empty file", src.URI, kg.ErrRejected)
 	}
@@ -458,12 +460,14 @@ func checkText(src kg.Source, data []byte) error {
 		return fmt.Errorf("source %s: %w: %w: binary content (NUL bytes)", src.URI, kg.ErrRejected, ErrNotText)
 	}
 	if !utf8.Valid(data) {
-		return fmt.Errorf("source %s: %w: %w: invalid UTF-8 at byte %d (wrongly encoded; convert it to UTF-8)", src.URI, kg.ErrRejected, ErrNotText, invalidAt(data))
+		return fmt.Errorf("source %s: %w: %w: invalid UTF-8 at byte %d (wrongly encoded; convert it to UTF-8)", src.URI, kg.ErrRejected, ErrNotText, InvalidAt(data))
 	}
 	return nil
 }
 
-func invalidAt(data []byte) int {
+// InvalidAt returns the offset of the first byte of data that is not valid
+// UTF-8, or -1.
+func InvalidAt(data []byte) int {
 	for i := 0; i < len(data); {
 		r, w := utf8.DecodeRune(data[i:])
 		if r == utf8.RuneError && w == 1 {

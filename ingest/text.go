@@ -19,10 +19,10 @@ var _ Reader = textReader{}
 
 // Read returns the file's text as one section.
 func (textReader) Read(_ context.Context, src kg.Source, data []byte, _ Options) (Document, error) {
-	if err := checkText(src, data); err != nil {
+	if err := CheckText(src, data); err != nil {
 		return Document{}, err
 	}
-	text := normalizeNewlines(string(data))
+	text := NormalizeNewlines(string(data))
 	return Document{Source: src, Text: text, Sections: []Section{{Span: kg.Span{End: len(text)}}}, Verbatim: true}, nil
 }
 
@@ -36,10 +36,10 @@ var atxHeading = regexp.MustCompile(`^(#{1,6})[ \t]+(.+?)[ \t#]*$`)
 // headings outside fenced code blocks; a section's path is the chain of
 // headings above it.
 func (markdownReader) Read(_ context.Context, src kg.Source, data []byte, _ Options) (Document, error) {
-	if err := checkText(src, data); err != nil {
+	if err := CheckText(src, data); err != nil {
 		return Document{}, err
 	}
-	text := normalizeNewlines(string(data))
+	text := NormalizeNewlines(string(data))
 	var (
 		sections []Section
 		stack    []string // heading titles by level-1
@@ -89,7 +89,9 @@ func joinPath(stack []string) string {
 	return strings.Join(parts, " > ")
 }
 
-func normalizeNewlines(s string) string {
+// NormalizeNewlines drops a byte order mark and turns CRLF into LF, so that
+// the lines of the text are the lines of the file.
+func NormalizeNewlines(s string) string {
 	s = strings.TrimPrefix(s, "\uFEFF")
 	return strings.ReplaceAll(s, "\r\n", "\n")
 }

@@ -94,7 +94,7 @@ func extract(ctx context.Context, data []byte, levels map[string]int) (_ ingest.
 	if !root {
 		return ingest.Document{}, false, errors.New("no XML element")
 	}
-	doc, ok := w.document()
+	doc, ok := w.Document()
 	return doc, ok, nil
 }
 
@@ -116,7 +116,7 @@ type table struct {
 
 // walker lays out the text of a document as its XML streams by.
 type walker struct {
-	layout
+	ingest.Layout
 	levels map[string]int
 	paras  []*paragraph // open paragraphs: a text box puts one inside another
 	tables []*table     // open tables: a table may be in another's cell
@@ -241,17 +241,17 @@ func (w *walker) finish(p *paragraph) {
 		return
 	}
 	if level, ok := w.level(p); ok {
-		w.heading(level, oneLine(text))
+		w.Heading(level, oneLine(text))
 		w.list = false
 		return
 	}
 	if p.list && w.list {
-		w.lineBreak(1)
+		w.LineBreak(1)
 	} else {
-		w.lineBreak(2)
+		w.LineBreak(2)
 	}
-	w.pay()
-	w.out = append(w.out, text...)
+	w.PayBreaks()
+	w.Write(text)
 	w.list = p.list
 }
 
@@ -266,10 +266,10 @@ func (w *walker) finishTable(tb *table) {
 		outer.cell = append(outer.cell, strings.Join(tb.rows, "; "))
 		return
 	}
-	w.lineBreak(2)
-	w.pay()
-	w.out = append(w.out, strings.Join(tb.rows, "\n")...)
-	w.lineBreak(2)
+	w.LineBreak(2)
+	w.PayBreaks()
+	w.Write(strings.Join(tb.rows, "\n"))
+	w.LineBreak(2)
 	w.list = false
 }
 

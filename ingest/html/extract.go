@@ -22,13 +22,13 @@ func extract(doc *xhtml.Node) (_ ingest.Document, ok bool) {
 		for _, r := range roots {
 			x.walk(r, 0)
 		}
-		if d, ok := x.document(); ok {
+		if d, ok := x.Document(); ok {
 			return d, true
 		}
 	}
 	var x extractor
 	x.walk(doc, 0)
-	return x.document()
+	return x.Document()
 }
 
 // mainContent returns the visible <main> elements of the page or, when it has
@@ -152,7 +152,7 @@ var blockBreaks = map[atom.Atom]int{
 
 // extractor walks the page and lays its text out.
 type extractor struct {
-	layout
+	ingest.Layout
 	space bool // a space is owed before the next word
 	pre   int  // depth of <pre> elements around the walk
 }
@@ -172,7 +172,7 @@ func (x *extractor) walk(n *xhtml.Node, depth int) {
 		switch n.DataAtom {
 		case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
 			if title := textOf(n); title != "" {
-				x.heading(int(n.Data[1]-'0'), title)
+				x.Heading(int(n.Data[1]-'0'), title)
 				x.space = false
 			}
 			return
@@ -182,7 +182,7 @@ func (x *extractor) walk(n *xhtml.Node, depth int) {
 				return
 			}
 		case atom.Br:
-			x.brk = min(x.brk+1, 2)
+			x.BreakLine()
 			x.space = false
 			return
 		case atom.Pre:
@@ -190,8 +190,8 @@ func (x *extractor) walk(n *xhtml.Node, depth int) {
 			defer func() { x.pre-- }()
 		}
 		if b := blockBreaks[n.DataAtom]; b > 0 {
-			x.lineBreak(b)
-			defer x.lineBreak(b)
+			x.LineBreak(b)
+			defer x.LineBreak(b)
 		}
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
@@ -204,8 +204,8 @@ func (x *extractor) walk(n *xhtml.Node, depth int) {
 func (x *extractor) text(s string) {
 	if x.pre > 0 {
 		if s != "" {
-			x.pay()
-			x.out = append(x.out, s...)
+			x.PayBreaks()
+			x.Write(s)
 		}
 		return
 	}
@@ -218,14 +218,14 @@ func (x *extractor) text(s string) {
 		x.space = true
 	}
 	for _, w := range words {
-		if x.brk > 0 {
-			x.pay()
+		if x.BreaksOwed() {
+			x.PayBreaks()
 			x.space = false
 		}
-		if x.space && !x.atLineStart() {
-			x.out = append(x.out, ' ')
+		if x.space && !x.AtLineStart() {
+			x.Write(" ")
 		}
-		x.out = append(x.out, w...)
+		x.Write(w)
 		x.space = true
 	}
 	x.space = strings.TrimRightFunc(s, unicode.IsSpace) != s
@@ -259,10 +259,10 @@ func (x *extractor) table(t *xhtml.Node) {
 	if len(lines) == 0 {
 		return
 	}
-	x.lineBreak(2)
-	x.pay()
-	x.out = append(x.out, strings.Join(lines, "\n")...)
-	x.lineBreak(2)
+	x.LineBreak(2)
+	x.PayBreaks()
+	x.Write(strings.Join(lines, "\n"))
+	x.LineBreak(2)
 	x.space = false
 }
 

@@ -64,13 +64,13 @@ func decode(data []byte) (string, error) {
 	_, name := charset.Lookup(label)
 	switch {
 	case label == "":
-		return "", fmt.Errorf("%w: invalid UTF-8 at byte %d and no <meta charset> (declare the page's charset or convert it to UTF-8)", ingest.ErrNotText, invalidAt(data))
+		return "", fmt.Errorf("%w: invalid UTF-8 at byte %d and no <meta charset> (declare the page's charset or convert it to UTF-8)", ingest.ErrNotText, ingest.InvalidAt(data))
 	case name == "":
-		return "", fmt.Errorf("%w: invalid UTF-8 at byte %d and unknown charset %q (convert the page to UTF-8)", ingest.ErrNotText, invalidAt(data), label)
+		return "", fmt.Errorf("%w: invalid UTF-8 at byte %d and unknown charset %q (convert the page to UTF-8)", ingest.ErrNotText, ingest.InvalidAt(data), label)
 	case name == "utf-8", strings.HasPrefix(name, "utf-16"):
 		// A <meta> that says UTF-16 means UTF-8: its bytes could not
 		// have been read as ASCII otherwise (HTML's encoding sniffing).
-		return "", fmt.Errorf("%w: invalid UTF-8 at byte %d though the page declares %s (convert it to UTF-8)", ingest.ErrNotText, invalidAt(data), label)
+		return "", fmt.Errorf("%w: invalid UTF-8 at byte %d though the page declares %s (convert it to UTF-8)", ingest.ErrNotText, ingest.InvalidAt(data), label)
 	}
 	return decodeFrom(data, label)
 }
@@ -140,17 +140,4 @@ func metaCharset(head []byte) string {
 			}
 		}
 	}
-}
-
-// invalidAt returns the offset of the first byte of data that is not valid
-// UTF-8, or -1.
-func invalidAt(data []byte) int {
-	for i := 0; i < len(data); {
-		r, w := utf8.DecodeRune(data[i:])
-		if r == utf8.RuneError && w == 1 {
-			return i
-		}
-		i += w
-	}
-	return -1
 }
