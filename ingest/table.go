@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -155,16 +156,21 @@ func profileColumns(ctx context.Context, db *sql.DB, table string) ([]kg.Column,
 // MinJoinScore is the inclusion ratio a candidate join needs.
 const MinJoinScore = 0.9
 
+// MinNameScore is how alike a column's name and a key's name must be for
+// the pair to be tested as a join.
+const MinNameScore = 0.5
+
 // FindKeys fills each table's candidate primary keys (unique, non-null
-// columns) and candidate foreign keys: columns named like a candidate key of
-// another table whose distinct values are found in it for at least
-// MinJoinScore of them.
+// columns of a key-like type: integers, text, UUIDs) and candidate foreign
+// keys: columns whose name is like a candidate key of another table (see
+// NameScore) and whose distinct values are found in that key for at least
+// MinJoinScore of them; the inclusion ratio is the join's score.
 func FindKeys(ctx context.Context, db *sql.DB, tables []kg.Table) error {
 	for i := range tables {
 		to := &tables[i]
 		to.PrimaryKeys = nil
 		for _, c := range to.Columns {
-			if c.Nulls == 0 && c.Distinct == to.Rows && to.Rows > 0 {
+			if c.Nulls == 0 && c.Distinct == to.Rows && to.Rows > 0 && keyType(c.Type) {
 				to.PrimaryKeys = append(to.PrimaryKeys, c.Name)
 			}
 		}
@@ -178,7 +184,7 @@ func FindKeys(ctx context.Context, db *sql.DB, tables []kg.Table) error {
 			}
 			for _, key := range to.PrimaryKeys {
 				for _, fc := range from.Columns {
-					if !strings.EqualFold(fc.Name, key) || fc.Distinct == 0 {
+					if fc.Distinct == 0 || !keyType(fc.Type) || NameScore(fc.Name, to.Name, key) < MinNameScore {
 						continue
 					}
 					q := fmt.Sprintf("SELECT count(DISTINCT f.%[1]s) FILTER (WHERE t.%[2]s IS NOT NULL)::DOUBLE / count(DISTINCT f.%[1]s) FROM %[3]s f LEFT JOIN %[4]s t ON CAST(f.%[1]s AS VARCHAR) = CAST(t.%[2]s AS VARCHAR)",
@@ -195,6 +201,92 @@ func FindKeys(ctx context.Context, db *sql.DB, tables []kg.Table) error {
 		}
 	}
 	return nil
+}
+
+// keyType reports whether a column of this DuckDB type can be a key:
+// measures (floating point, decimals), dates and booleans cannot.
+func keyType(t string) bool {
+	switch strings.ToUpper(t) {
+	case "VARCHAR", "BIGINT", "INTEGER", "SMALLINT", "TINYINT", "HUGEINT", "UBIGINT", "UINTEGER", "USMALLINT", "UTINYINT", "UUID":
+		return true
+	}
+	return false
+}
+
+// NameScore says how alike the name of column col is to key, a key of
+// table, from 0 to 1: 1 when the names are equal once case and separators
+// are folded (supplier_id, SupplierID) or when key is a bare "id" and col is
+// the table's singular name plus id (customer_id for customers.id); 0.8 when
+// col holds every word of key but "id" and nothing but "id" after them
+// (main_supplier_id, supplier for supplier_id; not supplier_name); else the
+// share of words they have in common.
+func NameScore(col, table, key string) float64 {
+	c, k := nameWords(col), nameWords(key)
+	if slices.Equal(c, k) {
+		return 1
+	}
+	if slices.Equal(k, []string{"id"}) || slices.Equal(k, []string{"key"}) {
+		tw := nameWords(table)
+		if len(tw) > 0 && len(c) >= 2 && c[len(c)-1] == k[0] && singular(c[len(c)-2]) == singular(tw[len(tw)-1]) {
+			return 1
+		}
+		return 0
+	}
+	generic := func(w string) bool { return w == "id" || w == "key" || w == "code" || w == "no" }
+	core := slices.DeleteFunc(slices.Clone(k), generic)
+	if len(core) > 0 && !slices.ContainsFunc(core, func(w string) bool { return !slices.Contains(c, w) }) {
+		last := slices.Index(c, core[len(core)-1])
+		if !slices.ContainsFunc(c[last+1:], func(w string) bool { return !generic(w) }) {
+			return 0.8
+		}
+	}
+	common := 0
+	for _, w := range k {
+		if slices.Contains(c, w) {
+			common++
+		}
+	}
+	return float64(common) / float64(max(len(c), len(k)))
+}
+
+// nameWords splits a name into lower-case words at separators and at
+// lower-to-upper case changes (SupplierID → supplier, id).
+func nameWords(name string) []string {
+	var words []string
+	var cur []rune
+	prevLower := false
+	flush := func() {
+		if len(cur) > 0 {
+			words = append(words, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	for _, r := range name {
+		switch {
+		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
+			flush()
+			prevLower = false
+			continue
+		case unicode.IsUpper(r) && prevLower:
+			flush()
+		}
+		cur = append(cur, r)
+		prevLower = unicode.IsLower(r) || unicode.IsDigit(r)
+	}
+	flush()
+	return words
+}
+
+func singular(w string) string {
+	switch {
+	case strings.HasSuffix(w, "ies"):
+		return strings.TrimSuffix(w, "ies") + "y"
+	case strings.HasSuffix(w, "ses"), strings.HasSuffix(w, "xes"):
+		return strings.TrimSuffix(w, "es")
+	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"):
+		return strings.TrimSuffix(w, "s")
+	}
+	return w
 }
 
 // ConnectionDigest identifies what a database source reads — its tables or

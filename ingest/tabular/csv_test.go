@@ -371,3 +371,30 @@ func TestLoadTables_CSVCancelledIsNotARejection(t *testing.T) {
 		t.Errorf("err = %v, want context.Canceled and no rejection", err)
 	}
 }
+
+func TestFindKeys_JoinsByNameLikenessAndInclusion(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	files := map[string]string{
+		"customers.csv": "id,name,credit\n1,Ciclos Norte,1500.5\n2,Pedal Praha,900.25\n3,Velora Webshop,0.75\n",
+		"orders.csv":    "order_id,customer_id,amount\nO1,1,1500.5\nO2,2,900.25\nO3,2,0.75\nO4,3,10.0\n",
+	}
+	db, err := duck.Open(ctx, filepath.Join(dir, "d.duckdb"), duck.Settings{})
+	must(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	var tables []kg.Table
+	for _, f := range []string{"customers.csv", "orders.csv"} {
+		must(t, os.WriteFile(filepath.Join(dir, f), []byte(files[f]), 0o600))
+		tb, err := ingest.LoadTables(ctx, db, ingest.TableInput{Source: kg.Source{ID: f, URI: f, Kind: kg.KindCSV, Bytes: 1}, Path: filepath.Join(dir, f), Base: ingest.TableName(f)})
+		must(t, err)
+		tables = append(tables, tb...)
+	}
+	must(t, ingest.FindKeys(ctx, db, tables))
+	if got := tables[0].PrimaryKeys; len(got) != 2 || got[0] != "id" || got[1] != "name" {
+		t.Errorf("customers keys = %v, want id and name (credit is a measure, not a key)", got)
+	}
+	fks := tables[1].ForeignKeys
+	if len(fks) != 1 || fks[0] != (kg.ForeignKey{Column: "customer_id", RefTable: "customers", RefColumn: "id", Score: 1}) {
+		t.Errorf("orders foreign keys = %+v, want customer_id -> customers.id only (amount's values are in credit, but it is no key)", fks)
+	}
+}
