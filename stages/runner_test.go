@@ -275,3 +275,70 @@ func TestDiskCache(t *testing.T) {
 		}
 	}
 }
+
+// TestRunner_PostgresSource builds a pipeline whose tables come from a real
+// PostgreSQL server (make test starts one) beside a CSV file, and one whose
+// server cannot be reached: that source fails alone, without its password
+// in the report.
+func TestRunner_PostgresSource(t *testing.T) {
+	dsn := os.Getenv("KGFORGE_TEST_PG_DSN")
+	if dsn == "" {
+		if os.Getenv("KGFORGE_INTEGRATION") != "" {
+			t.Fatal("KGFORGE_INTEGRATION is set but KGFORGE_TEST_PG_DSN is not (scripts/postgres.sh env)")
+		}
+		t.Skip("KGFORGE_TEST_PG_DSN not set; run make test")
+	}
+	c, _ := fakeOllama(t, false)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "suppliers.csv"), []byte("supplier_id,name\nS001,Kestrel Alloys\nS004,Serra Brakes\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KGFORGE_ERP_DSN", dsn)
+	t.Setenv("KGFORGE_DOWN_DSN", "postgres://kg:s3cret-pw@127.0.0.1:1/none?sslmode=disable&connect_timeout=2")
+	raw := `name: pg
+sources:
+  - {name: tables, paths: ["*.csv"]}
+  - name: erp
+    kind: postgres
+    connection_env: KGFORGE_ERP_DSN
+    query: "SELECT * FROM (VALUES ('PO-1', 'S001', 240), ('PO-2', 'S004', 300)) AS t(po_id, supplier_id, qty)"
+  - {name: down, kind: postgres, connection_env: KGFORGE_DOWN_DSN}
+llm: {chat_model: m}
+`
+	pf := filepath.Join(dir, "p.yaml")
+	if err := os.WriteFile(pf, []byte(raw), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, err := pipelines.Load(pf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	rep, err := (&Runner{LLM: c, CacheDir: t.TempDir(), OutDir: out}).Run(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Status != StatusPartial || len(rep.Rejected) != 1 || rep.Rejected[0].Item != "postgres:down" {
+		t.Fatalf("status %s, rejected %+v; want the unreachable server rejected alone", rep.Status, rep.Rejected)
+	}
+	if strings.Contains(rep.Rejected[0].Reason, "s3cret-pw") {
+		t.Errorf("the rejection shows the password: %s", rep.Rejected[0].Reason)
+	}
+	b, err := bundle.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	if b.Manifest.Counts["rows:erp"] != 2 || b.Manifest.Counts["rows:suppliers"] != 2 {
+		t.Fatalf("manifest counts %v, want erp and suppliers with 2 rows", b.Manifest.Counts)
+	}
+	tables, err := b.Tables()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tb := range tables {
+		if tb.Name == "erp" && (len(tb.ForeignKeys) != 1 || tb.ForeignKeys[0].RefTable != "suppliers") {
+			t.Errorf("erp foreign keys %+v, want supplier_id -> suppliers", tb.ForeignKeys)
+		}
+	}
+}
