@@ -11,7 +11,8 @@
 FROM golang:1.26-bookworm AS build
 
 # The golang:bookworm image already ships gcc, g++ and libc6-dev, which cgo
-# needs to link DuckDB's bundled static library (github.com/duckdb/duckdb-go/v2).
+# needs to link DuckDB's bundled static library (github.com/duckdb/duckdb-go/v2)
+# and to compile SQLite for SQLite sources (github.com/mattn/go-sqlite3).
 ENV CGO_ENABLED=1
 
 WORKDIR /src
