@@ -33,6 +33,7 @@ var allowed = map[string][]string{
 	"bundle":         {"kg", "internal/duck"},
 	"agent":          {"bundle", "llm", "prompts", "kg", "internal/duck"},
 	"review":         {"bundle", "consolidate"},
+	"bench/quality":  {},
 	"llm":            {},
 	"internal/duck":  {},
 	"kg":             {},
