@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
-	"unicode"
+	"time"
 
 	"kgforge/kg"
 	"kgforge/llm"
@@ -27,24 +29,50 @@ type Cache interface {
 	Put(key string, val []byte) error
 }
 
+// EvidenceMode says what the model may give as evidence.
+type EvidenceMode string
+
+// The evidence modes.
+const (
+	// EvidenceSentences makes the evidence an enum of the chunk's sentences
+	// (see Sentences): the grammar rules out an invented quote.
+	EvidenceSentences EvidenceMode = "sentences"
+	// EvidenceQuote lets the model quote freely; the quote is then located
+	// exactly, normalised or fuzzily (see Locate).
+	EvidenceQuote EvidenceMode = "quote"
+)
+
+// MaxGleanings bounds Options.Gleanings.
+const MaxGleanings = 3
+
 // Options configure an Extractor.
 type Options struct {
-	Model       string // chat model name
-	ModelDigest string // its digest on the server, part of the cache key
-	MaxCtx      int    // largest context window to ask for; 0 means 8192
-	NumPredict  int    // bound on completion tokens; 0 means 512
-	Attempts    int    // calls per chunk when the reply is not valid JSON; 0 means 2
+	Model       string        // chat model name
+	ModelDigest string        // its digest on the server, part of the cache key
+	Prompt      string        // embedded prompt file; "" means extract.tmpl
+	Schema      Schema        // allowed types and predicates; zero means free
+	Evidence    EvidenceMode  // "" means EvidenceSentences
+	Gleanings   int           // extra "what did you miss?" turns per chunk, 0..MaxGleanings
+	MaxCtx      int           // largest context window to ask for; 0 means 8192
+	NumPredict  int           // bound on completion tokens; 0 means 512
+	Attempts    int           // calls per chunk when the reply is not valid JSON; 0 means 2
+	KeepAlive   time.Duration // how long Ollama keeps the model loaded after a call; 0 means 10 minutes
 }
 
-// Extractor extracts grounded triplets from chunks. It is safe for
-// concurrent use.
+// Extractor extracts grounded triplets and entities from chunks. It is safe
+// for concurrent use.
 type Extractor struct {
-	llm    Chatter
-	cache  Cache
-	prompt *prompts.Prompt
-	// example is the worked example that opens every conversation, rendered
-	// once: it is the same for every chunk.
+	llm     Chatter
+	cache   Cache
+	prompt  *prompts.Prompt
+	version string // prompt version, with the schema's digest when there is one
+	// system and example open every conversation; rendered once, they are
+	// the same for every chunk.
+	system  llm.Message
 	example []llm.Message
+	glean   llm.Message
+	types   vocabulary
+	preds   map[string]RelationType
 	opts    Options
 	mu      sync.Mutex // guards stats
 	stats   Stats
@@ -52,11 +80,17 @@ type Extractor struct {
 
 // Stats counts what extraction did, with drops by reason.
 type Stats struct {
-	Chunks    int            `json:"chunks"`
-	CacheHits int            `json:"cache_hits"`
-	Skipped   int            `json:"chunks_without_sentences"` // nothing to ask the model about
-	Kept      int            `json:"triplets_kept"`
-	Dropped   map[string]int `json:"triplets_dropped"`
+	Chunks          int            `json:"chunks"`
+	CacheHits       int            `json:"cache_hits"`
+	Skipped         int            `json:"chunks_without_sentences"` // nothing to ask the model about
+	TooLong         int            `json:"chunks_too_long"`          // rejected: prompt and reply over llm.max_context
+	Calls           int            `json:"llm_calls"`                // chat calls made, retries and gleanings included
+	GleaningCalls   int            `json:"gleaning_calls"`
+	Gleaned         int            `json:"triplets_gleaned"` // kept triplets that only a gleaning turn found
+	Kept            int            `json:"triplets_kept"`
+	Dropped         map[string]int `json:"triplets_dropped"`
+	EntitiesKept    int            `json:"entities_kept"`
+	EntitiesDropped map[string]int `json:"entities_dropped"`
 }
 
 // Drop reasons.
@@ -67,64 +101,16 @@ const (
 	DropIncomplete       = "incomplete_triplet"
 	DropDuplicate        = "duplicate_in_chunk"
 	DropSelfLoop         = "subject_is_object"
+	DropOutsideSchema    = "outside_schema" // a type or predicate the pipeline's schema does not allow
+	DropEntityNotFound   = "entity_not_in_chunk"
+	DropEntityIncomplete = "incomplete_entity"
 )
 
-// maxTriplets bounds the reply: a small model at temperature 0 otherwise
-// tends to repeat one fact until the output-token bound cuts it.
-const maxTriplets = 6
-
-// SchemaFor returns the JSON schema the model's reply must follow for a
-// chunk with the given sentences. The evidence comes first and is an enum of
-// the chunk's own sentences, so the grammar itself keeps the model from
-// inventing a quote; subject and object still have to be found in it.
-func SchemaFor(sentences []string) json.RawMessage {
-	str := map[string]any{"type": "string"}
-	item := map[string]any{
-		"type": "object",
-		"properties": orderedProps{
-			{"evidence", map[string]any{"type": "string", "enum": sentences}},
-			{"subject", str},
-			{"subject_type", str},
-			{"predicate", str},
-			{"object", str},
-			{"object_type", str},
-		},
-		"required": []string{"evidence", "subject", "subject_type", "predicate", "object", "object_type"},
-	}
-	schema := map[string]any{
-		"type":       "object",
-		"properties": map[string]any{"triplets": map[string]any{"type": "array", "maxItems": maxTriplets, "items": item}},
-		"required":   []string{"triplets"},
-	}
-	b, _ := json.Marshal(schema) // maps of strings and slices always marshal
-	return b
-}
-
-// orderedProps marshals as a JSON object that keeps its keys in order: the
-// grammar Ollama builds from a schema follows the order of its properties.
-type orderedProps []struct {
-	key string
-	val any
-}
-
-func (o orderedProps) MarshalJSON() ([]byte, error) {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, kv := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(kv.key)
-		v, err := json.Marshal(kv.val)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return []byte(b.String()), nil
+// Result is what one chunk yields: its grounded triplets, and the grounded
+// entities the model listed (also those in no triplet).
+type Result struct {
+	Triplets []kg.Triplet
+	Entities []kg.Mention
 }
 
 // minSentence is the shortest text worth offering as evidence.
@@ -162,9 +148,21 @@ func Sentences(text string) []string {
 
 // New returns an extractor. cache may be nil.
 func New(c Chatter, cache Cache, opts Options) (*Extractor, error) {
-	p, err := prompts.Load("extract.tmpl")
+	if opts.Prompt == "" {
+		opts.Prompt = "extract.tmpl"
+	}
+	p, err := prompts.Load(opts.Prompt)
 	if err != nil {
 		return nil, err
+	}
+	if opts.Evidence == "" {
+		opts.Evidence = EvidenceSentences
+	}
+	if opts.Evidence != EvidenceSentences && opts.Evidence != EvidenceQuote {
+		return nil, fmt.Errorf("new extractor: evidence mode %q: must be %s or %s", opts.Evidence, EvidenceSentences, EvidenceQuote)
+	}
+	if opts.Gleanings < 0 || opts.Gleanings > MaxGleanings {
+		return nil, fmt.Errorf("new extractor: gleanings %d: must be between 0 and %d", opts.Gleanings, MaxGleanings)
 	}
 	if opts.MaxCtx == 0 {
 		opts.MaxCtx = 8192
@@ -175,40 +173,52 @@ func New(c Chatter, cache Cache, opts Options) (*Extractor, error) {
 	if opts.Attempts == 0 {
 		opts.Attempts = 2
 	}
-	example, err := renderExample(p)
+	if opts.KeepAlive == 0 {
+		opts.KeepAlive = 10 * time.Minute
+	}
+	e := &Extractor{
+		llm: c, cache: cache, prompt: p, version: p.Version, opts: opts,
+		types: opts.Schema.entityTypes(), preds: opts.Schema.relations(),
+		stats: Stats{Dropped: map[string]int{}, EntitiesDropped: map[string]int{}},
+	}
+	if d := opts.Schema.digest(); d != "" {
+		e.version += "+" + d[:8]
+	}
+	system, err := p.RenderPart("system", opts.Schema)
 	if err != nil {
 		return nil, err
 	}
-	return &Extractor{llm: c, cache: cache, prompt: p, example: example, opts: opts, stats: Stats{Dropped: map[string]int{}}}, nil
+	e.system = llm.Message{Role: "system", Content: system}
+	glean, err := p.RenderPart("glean", nil)
+	if err != nil {
+		return nil, err
+	}
+	e.glean = llm.Message{Role: "user", Content: glean}
+	if e.example, err = renderExample(p); err != nil {
+		return nil, err
+	}
+	return e, nil
 }
 
-// PromptVersion returns the version of the extraction prompt.
-func (e *Extractor) PromptVersion() string { return e.prompt.Version }
+// PromptVersion returns the version of the extraction prompt: the hash of
+// its text, followed by "+" and the first 8 hex digits of the schema's
+// digest when the pipeline gives a schema (it changes the prompt).
+func (e *Extractor) PromptVersion() string { return e.version }
 
 // Stats returns a copy of the counters.
 func (e *Extractor) Stats() Stats {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	d := make(map[string]int, len(e.stats.Dropped))
+	s := e.stats
+	s.Dropped = make(map[string]int, len(e.stats.Dropped))
 	for k, v := range e.stats.Dropped {
-		d[k] = v
+		s.Dropped[k] = v
 	}
-	return Stats{Chunks: e.stats.Chunks, CacheHits: e.stats.CacheHits, Skipped: e.stats.Skipped, Kept: e.stats.Kept, Dropped: d}
-}
-
-// Reply is the model's reply for one chunk.
-type Reply struct {
-	Triplets []RawTriplet `json:"triplets"`
-}
-
-// RawTriplet is one triplet as the model proposed it, before grounding.
-type RawTriplet struct {
-	Subject     string `json:"subject"`
-	SubjectType string `json:"subject_type"`
-	Predicate   string `json:"predicate"`
-	Object      string `json:"object"`
-	ObjectType  string `json:"object_type"`
-	Evidence    string `json:"evidence"`
+	s.EntitiesDropped = make(map[string]int, len(e.stats.EntitiesDropped))
+	for k, v := range e.stats.EntitiesDropped {
+		s.EntitiesDropped[k] = v
+	}
+	return s
 }
 
 // retryTemperature is the sampling temperature of a retry after a reply
@@ -216,54 +226,112 @@ type RawTriplet struct {
 const retryTemperature = 0.4
 
 // ErrTooLong means a chunk with its prompt does not fit the context window.
-var ErrTooLong = errors.New("chunk does not fit the model's context window")
+var ErrTooLong = errors.New("chunk does not fit the context window")
 
-// Process extracts the grounded triplets of one chunk. An error wrapping
-// kg.ErrRejected means this chunk alone failed.
-func (e *Extractor) Process(ctx context.Context, c kg.Chunk) ([]kg.Triplet, error) {
+// Process extracts the grounded triplets and entities of one chunk. An
+// error wrapping kg.ErrRejected means this chunk alone failed.
+func (e *Extractor) Process(ctx context.Context, c kg.Chunk) (Result, error) {
 	sentences := Sentences(c.Text)
 	if len(sentences) == 0 {
-		e.count(nil, false, true, nil)
-		return nil, nil // a heading or a fragment: nothing to state a fact
+		e.count(chunkStats{skipped: true})
+		return Result{}, nil // a heading or a fragment: nothing to state a fact
 	}
 	msgs, err := e.messages(c.Text)
 	if err != nil {
-		return nil, err
+		return Result{}, err
 	}
+	numCtx, err := e.numCtx(msgs)
+	if err != nil {
+		e.count(chunkStats{tooLong: true})
+		return Result{}, fmt.Errorf("extract chunk %s: %w", c.ID, err)
+	}
+	var enum []string
+	if e.opts.Evidence == EvidenceSentences {
+		enum = sentences
+	}
+	schema := SchemaFor(enum, e.opts.Schema)
+	key := kg.ID("extract", e.opts.Model, e.opts.ModelDigest, e.version, string(schema),
+		fmt.Sprint(numCtx, e.opts.NumPredict), c.Text)
+	var st chunkStats
+	first, hit, err := e.reply(ctx, c, key, msgs, schema, numCtx, &st)
+	if err != nil {
+		e.count(st)
+		return Result{}, err
+	}
+	st.hit = hit
+	replies := []Reply{first}
+	// Gleaning: the conversation goes on with the canonical form of each
+	// reply, so a gleaning turn is as reproducible (and cacheable) as the
+	// first one.
+	conv, prev := msgs, first
+	for i := range e.opts.Gleanings {
+		canon, err := json.Marshal(prev)
+		if err != nil {
+			return Result{}, err
+		}
+		conv = append(slices.Clip(conv), llm.Message{Role: "assistant", Content: string(canon)}, e.glean)
+		n, err := e.numCtx(conv)
+		if err != nil {
+			break // the conversation outgrew the window: keep what came so far
+		}
+		gkey := kg.ID(key, "glean", strconv.Itoa(i+1), strconv.Itoa(n))
+		st.gleanings++
+		r, _, err := e.reply(ctx, c, gkey, conv, schema, n, &st)
+		if err != nil {
+			if errors.Is(err, kg.ErrRejected) {
+				break // the first reply stands; a later run asks again
+			}
+			e.count(st)
+			return Result{}, err
+		}
+		if r.empty() {
+			break
+		}
+		replies = append(replies, r)
+		prev = r
+	}
+	res, drops := e.ground(c, replies)
+	st.res, st.drops = res, drops
+	e.count(st)
+	return res, nil
+}
+
+// numCtx returns the context window a conversation needs: about three
+// bytes per token is a safe over-estimate for prose, plus the reply bound
+// and a margin for the chat template. Ollama would silently cut a prompt
+// longer than its window, so one that does not fit is an error.
+func (e *Extractor) numCtx(msgs []llm.Message) (int, error) {
 	size := 0
 	for _, m := range msgs {
 		size += len(m.Content)
 	}
-	// About three bytes per token is a safe over-estimate for prose, so the
-	// window is never too small; Ollama would silently cut the prompt if it were.
-	numCtx := roundUp(size/3+e.opts.NumPredict+64, 512)
-	if numCtx > e.opts.MaxCtx {
-		return nil, fmt.Errorf("extract chunk %s: %w: %w: needs about %d tokens, limit %d", c.ID, kg.ErrRejected, ErrTooLong, numCtx, e.opts.MaxCtx)
+	need := size/3 + e.opts.NumPredict + 64
+	if need > e.opts.MaxCtx {
+		return 0, fmt.Errorf("%w (%w): chunk needs %d tokens of context, over llm.max_context %d (raise llm.max_context or lower chunking.size)",
+			kg.ErrRejected, ErrTooLong, need, e.opts.MaxCtx)
 	}
-	schema := SchemaFor(sentences)
-	key := kg.ID("extract", e.opts.Model, e.opts.ModelDigest, e.prompt.Version, string(schema),
-		fmt.Sprint(numCtx, e.opts.NumPredict), c.Text)
-	raw, hit := e.cacheGet(key)
-	var parsed Reply
-	if hit {
-		if err := json.Unmarshal(raw, &parsed); err != nil {
-			hit = false
+	return min(roundUp(need, 512), e.opts.MaxCtx), nil
+}
+
+// reply returns the model's reply to msgs, from the cache or from the model
+// (then stored in the cache); hit says which.
+func (e *Extractor) reply(ctx context.Context, c kg.Chunk, key string, msgs []llm.Message, schema json.RawMessage, numCtx int, st *chunkStats) (Reply, bool, error) {
+	if raw, ok := e.cacheGet(key); ok {
+		var r Reply
+		if err := json.Unmarshal(raw, &r); err == nil {
+			return r, true, nil
 		}
 	}
-	if !hit {
-		parsed, raw, err = e.ask(ctx, c, msgs, schema, numCtx)
-		if err != nil {
-			return nil, err
-		}
-		if e.cache != nil {
-			if err := e.cache.Put(key, raw); err != nil {
-				return nil, fmt.Errorf("extract chunk %s: cache reply: %w", c.ID, err)
-			}
+	r, raw, err := e.ask(ctx, c, msgs, schema, numCtx, st)
+	if err != nil {
+		return Reply{}, false, err
+	}
+	if e.cache != nil {
+		if err := e.cache.Put(key, raw); err != nil {
+			return Reply{}, false, fmt.Errorf("extract chunk %s: cache reply: %w", c.ID, err)
 		}
 	}
-	triplets, drops := e.ground(c, parsed.Triplets)
-	e.count(triplets, hit, false, drops)
-	return triplets, nil
+	return r, false, nil
 }
 
 // renderExample renders the worked example: the instruction on the example
@@ -284,28 +352,56 @@ func renderExample(p *prompts.Prompt) ([]llm.Message, error) {
 	return []llm.Message{{Role: "user", Content: q}, {Role: "assistant", Content: a}}, nil
 }
 
-// messages builds the conversation: the worked example, then the chunk.
+// passageTag matches the delimiters the instruction puts around a passage.
+var passageTag = regexp.MustCompile(`(?i)<\s*(/?)\s*passage\s*>`)
+
+// messages builds the conversation: the instructions as the system message,
+// the worked example, then the chunk. The chunk is data: it goes only into
+// the last user message, between <passage> tags that it cannot close (a
+// tag inside it is defused).
 func (e *Extractor) messages(text string) ([]llm.Message, error) {
+	text = passageTag.ReplaceAllString(text, "[${1}passage]")
 	q, err := e.prompt.RenderPart("instruction", map[string]string{"Text": text})
 	if err != nil {
 		return nil, err
 	}
-	return append(slices.Clip(e.example), llm.Message{Role: "user", Content: q}), nil
+	msgs := make([]llm.Message, 0, len(e.example)+2)
+	msgs = append(msgs, e.system)
+	msgs = append(msgs, e.example...)
+	return append(msgs, llm.Message{Role: "user", Content: q}), nil
 }
 
-func (e *Extractor) count(kept []kg.Triplet, hit, skipped bool, drops map[string]int) {
+// chunkStats is what one chunk adds to Stats.
+type chunkStats struct {
+	hit, skipped, tooLong bool
+	calls, gleanings      int
+	res                   Result
+	drops                 drops
+}
+
+func (e *Extractor) count(s chunkStats) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.stats.Chunks++
-	if hit {
+	if s.hit {
 		e.stats.CacheHits++
 	}
-	if skipped {
+	if s.skipped {
 		e.stats.Skipped++
 	}
-	e.stats.Kept += len(kept)
-	for k, v := range drops {
+	if s.tooLong {
+		e.stats.TooLong++
+	}
+	e.stats.Calls += s.calls
+	e.stats.GleaningCalls += s.gleanings
+	e.stats.Gleaned += s.drops.gleaned
+	e.stats.Kept += len(s.res.Triplets)
+	e.stats.EntitiesKept += len(s.res.Entities)
+	for k, v := range s.drops.triplets {
 		e.stats.Dropped[k] += v
+	}
+	for k, v := range s.drops.entities {
+		e.stats.EntitiesDropped[k] += v
 	}
 }
 
@@ -318,7 +414,7 @@ func (e *Extractor) cacheGet(key string) ([]byte, bool) {
 
 // ask calls the model until it returns parsable JSON, up to opts.Attempts
 // times, and returns the parsed reply with its canonical JSON.
-func (e *Extractor) ask(ctx context.Context, c kg.Chunk, msgs []llm.Message, schema json.RawMessage, numCtx int) (Reply, []byte, error) {
+func (e *Extractor) ask(ctx context.Context, c kg.Chunk, msgs []llm.Message, schema json.RawMessage, numCtx int, st *chunkStats) (Reply, []byte, error) {
 	var lastErr error
 	for attempt := range e.opts.Attempts {
 		// At temperature 0 a retry would repeat the same reply; later
@@ -327,9 +423,10 @@ func (e *Extractor) ask(ctx context.Context, c kg.Chunk, msgs []llm.Message, sch
 		if attempt > 0 {
 			temp = retryTemperature
 		}
+		st.calls++
 		resp, err := e.llm.Chat(ctx, llm.ChatRequest{
 			Model: e.opts.Model, Schema: schema, NumCtx: numCtx, NumPredict: e.opts.NumPredict,
-			Temperature: temp, Seed: attempt, Messages: msgs,
+			Temperature: temp, Seed: attempt, Messages: msgs, KeepAlive: e.opts.KeepAlive,
 		})
 		if err != nil {
 			if ctx.Err() != nil {
@@ -345,165 +442,6 @@ func (e *Extractor) ask(ctx context.Context, c kg.Chunk, msgs []llm.Message, sch
 		lastErr = err
 	}
 	return Reply{}, nil, fmt.Errorf("extract chunk %s: %w: reply is not valid JSON after %d attempts: %w", c.ID, kg.ErrRejected, e.opts.Attempts, lastErr)
-}
-
-// ParseReply decodes the model's reply. A reply cut inside the triplets
-// array (the output-token bound was reached) keeps its complete triplets.
-func ParseReply(content string) (Reply, error) {
-	var r Reply
-	err := json.Unmarshal([]byte(content), &r)
-	if err == nil {
-		return r, nil
-	}
-	if fixed, ok := repairTruncated(content); ok {
-		if err2 := json.Unmarshal([]byte(fixed), &r); err2 == nil {
-			return r, nil
-		}
-	}
-	return Reply{}, fmt.Errorf("parse reply: %w", err)
-}
-
-// repairTruncated cuts s after the last complete object in the top-level
-// "triplets" array and closes the array and the object. Only that one shape
-// of damage is repaired; anything else is left to a retry.
-func repairTruncated(s string) (string, bool) {
-	depth, inStr, esc := 0, false, false
-	last := -1
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		if inStr {
-			switch {
-			case esc:
-				esc = false
-			case ch == '\\':
-				esc = true
-			case ch == '"':
-				inStr = false
-			}
-			continue
-		}
-		switch ch {
-		case '"':
-			inStr = true
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if ch == '}' && depth == 2 {
-				last = i
-			}
-		}
-	}
-	if last < 0 || depth <= 0 {
-		return "", false
-	}
-	return s[:last+1] + "]}", true
-}
-
-func (e *Extractor) ground(c kg.Chunk, raws []RawTriplet) ([]kg.Triplet, map[string]int) {
-	drops := map[string]int{}
-	seen := map[string]bool{}
-	var out []kg.Triplet
-	for _, r := range raws {
-		subj, obj, pred := strings.TrimSpace(r.Subject), strings.TrimSpace(r.Object), NormalizePredicate(r.Predicate)
-		if subj == "" || obj == "" || pred == "" {
-			drops[DropIncomplete]++
-			continue
-		}
-		evSpan, m := Locate(c.Text, r.Evidence)
-		if m == MatchNone {
-			drops[DropEvidenceNotFound]++
-			continue
-		}
-		evidence := c.Text[evSpan.Start:evSpan.End]
-		sSpan, ok := locateName(c.Text, evSpan, subj)
-		if !ok {
-			drops[DropSubjectNotFound]++
-			continue
-		}
-		oSpan, ok := locateName(c.Text, evSpan, obj)
-		if !ok {
-			drops[DropObjectNotFound]++
-			continue
-		}
-		if kg.NormalizeName(subj) == kg.NormalizeName(obj) {
-			drops[DropSelfLoop]++
-			continue
-		}
-		id := kg.ID("triplet", c.ID, kg.NormalizeName(subj), pred, kg.NormalizeName(obj))
-		if seen[id] {
-			drops[DropDuplicate]++
-			continue
-		}
-		seen[id] = true
-		shift := func(s kg.Span) kg.Span { return kg.Span{Start: c.Span.Start + s.Start, End: c.Span.Start + s.End} }
-		subjType, objType := NormalizeType(r.SubjectType), NormalizeType(r.ObjectType)
-		out = append(out, kg.Triplet{
-			ID:        id,
-			ChunkID:   c.ID,
-			Subject:   kg.Mention{ID: kg.ID("mention", c.ID, subj, subjType), ChunkID: c.ID, Surface: subj, Type: subjType, Span: shift(sSpan)},
-			Object:    kg.Mention{ID: kg.ID("mention", c.ID, obj, objType), ChunkID: c.ID, Surface: obj, Type: objType, Span: shift(oSpan)},
-			Predicate: pred, Evidence: evidence, EvidenceSpan: shift(evSpan),
-			Confidence: confidenceOf(m), Model: e.opts.Model, PromptVersion: e.prompt.Version,
-		})
-	}
-	return out, drops
-}
-
-// locateName finds a name inside the evidence first, then anywhere in the chunk.
-func locateName(text string, ev kg.Span, name string) (kg.Span, bool) {
-	if s, m := Locate(text[ev.Start:ev.End], name); m != MatchNone {
-		return kg.Span{Start: ev.Start + s.Start, End: ev.Start + s.End}, true
-	}
-	s, m := Locate(text, name)
-	return s, m != MatchNone
-}
-
-func confidenceOf(m Match) float64 {
-	if m == MatchExact {
-		return 1
-	}
-	return 0.9
-}
-
-// NormalizePredicate returns a predicate in lower snake case with only
-// letters, digits and underscores.
-func NormalizePredicate(p string) string {
-	var b strings.Builder
-	under := false
-	for _, r := range strings.TrimSpace(p) {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			b.WriteRune(unicode.ToLower(r))
-			under = false
-		} else if !under && b.Len() > 0 {
-			b.WriteByte('_')
-			under = true
-		}
-	}
-	return strings.TrimRight(b.String(), "_")
-}
-
-// NormalizeType returns an entity type in upper camel case ("quality
-// incident" → "QualityIncident"); an empty type becomes "Thing".
-func NormalizeType(t string) string {
-	var b strings.Builder
-	upper := true
-	for _, r := range strings.TrimSpace(t) {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			upper = true
-			continue
-		}
-		if upper {
-			b.WriteRune(unicode.ToUpper(r))
-			upper = false
-		} else {
-			b.WriteRune(r)
-		}
-	}
-	if b.Len() == 0 {
-		return "Thing"
-	}
-	return b.String()
 }
 
 func roundUp(n, to int) int { return (n + to - 1) / to * to }

@@ -114,6 +114,8 @@ type Mention struct {
 	Surface string `json:"surface"`
 	Type    string `json:"type"`
 	Span    Span   `json:"span"` // in the source's extracted text
+	// Description is what the extractor said of the entity, if anything.
+	Description string `json:"description,omitempty"`
 }
 
 // Triplet is one fact extracted from a chunk, grounded by an evidence quote

@@ -186,6 +186,7 @@ type ChatRequest struct {
 	NumPredict  int             // bound on completion tokens; 0 means 1024
 	Temperature float64
 	Seed        int
+	KeepAlive   time.Duration // how long the server keeps the model loaded after this call; 0 means the client's Options.KeepAlive
 }
 
 // DoneIncomplete is the DoneReason of a reply the server ended without its
@@ -214,9 +215,13 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 		opts["num_ctx"] = req.NumCtx
 	}
 	stream := false
+	keepAlive := c.keepAlive
+	if req.KeepAlive != 0 {
+		keepAlive = &api.Duration{Duration: req.KeepAlive}
+	}
 	areq := &api.ChatRequest{
 		Model: req.Model, Messages: msgs, Stream: &stream, Format: req.Schema,
-		KeepAlive: c.keepAlive, Options: opts,
+		KeepAlive: keepAlive, Options: opts,
 	}
 	var out ChatResponse
 	err := c.retry(ctx, "chat "+req.Model, func() error {

@@ -93,6 +93,49 @@ func TestClient_ChatReturnsAReplyTheServerLeftIncomplete(t *testing.T) {
 	}
 }
 
+func TestClient_ChatSendsKeepAliveAndOptions(t *testing.T) {
+	cases := []struct {
+		name   string
+		client time.Duration
+		req    time.Duration
+		want   string
+	}{
+		{"client default", 0, 0, "30m0s"},
+		{"client setting", time.Hour, 0, "1h0m0s"},
+		{"request overrides", time.Hour, 10 * time.Minute, "10m0s"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var got struct {
+				KeepAlive string         `json:"keep_alive"`
+				Options   map[string]any `json:"options"`
+			}
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if err := json.NewDecoder(r.Body).Decode(&got); err != nil {
+					http.Error(w, err.Error(), http.StatusBadRequest)
+					return
+				}
+				_, _ = io.WriteString(w, `{"model":"m","message":{"role":"assistant","content":"{}"},"done":true,"done_reason":"stop"}`+"\n")
+			}))
+			t.Cleanup(srv.Close)
+			c, err := New(Options{Host: srv.URL, KeepAlive: tc.client})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(c.Close)
+			if _, err := c.Chat(context.Background(), ChatRequest{Model: "m", NumCtx: 2048, NumPredict: 256, KeepAlive: tc.req}); err != nil {
+				t.Fatal(err)
+			}
+			if got.KeepAlive != tc.want {
+				t.Errorf("keep_alive = %q, want %q", got.KeepAlive, tc.want)
+			}
+			if got.Options["num_ctx"] != float64(2048) || got.Options["num_predict"] != float64(256) {
+				t.Errorf("options = %v", got.Options)
+			}
+		})
+	}
+}
+
 func TestClient_ChatGivesUpAfterMaxRetries(t *testing.T) {
 	srv, calls := flakyOllama(t, 100, func(w http.ResponseWriter) { http.Error(w, "down", http.StatusBadGateway) })
 	c, err := New(Options{Host: srv.URL, BaseDelay: time.Millisecond, MaxRetries: 2})

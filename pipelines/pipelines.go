@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"kgforge/kg"
 
@@ -80,7 +81,42 @@ type LLM struct {
 
 // Extract configures extraction.
 type Extract struct {
-	Prompt string `yaml:"prompt"` // embedded prompt file name
+	Prompt    string       `yaml:"prompt"`    // embedded prompt file name
+	Schema    *Schema      `yaml:"schema"`    // allowed entity and relation types; nil: free, normalised
+	Evidence  EvidenceMode `yaml:"evidence"`  // what the model may give as evidence
+	Gleanings int          `yaml:"gleanings"` // extra "what did you miss?" turns per chunk, 0..3
+}
+
+// EvidenceMode says what the model may give as a triplet's evidence.
+type EvidenceMode string
+
+// The evidence modes.
+const (
+	EvidenceSentences EvidenceMode = "sentences" // one of the chunk's sentences, enforced by the reply schema
+	EvidenceQuote     EvidenceMode = "quote"     // a free quote, located exactly, normalised or fuzzily
+)
+
+// Schema is the vocabulary extraction may use: the model proposes nothing
+// outside it.
+type Schema struct {
+	EntityTypes   []EntityType   `yaml:"entity_types"`
+	RelationTypes []RelationType `yaml:"relation_types"`
+}
+
+// EntityType is one allowed entity type, with a one-line description for
+// the prompt.
+type EntityType struct {
+	Name        string `yaml:"name"`
+	Description string `yaml:"description"`
+}
+
+// RelationType is one allowed predicate; Domain and Range, when set, name
+// the entity types of its subject and object.
+type RelationType struct {
+	Name        string `yaml:"name"`
+	Description string `yaml:"description"`
+	Domain      string `yaml:"domain"`
+	Range       string `yaml:"range"`
 }
 
 // Neo4jMode says whether a build loads Neo4j.
@@ -112,7 +148,7 @@ func Default() Pipeline {
 		Output:   "out",
 		Chunking: Chunking{Size: 300, Overlap: 40},
 		LLM:      LLM{ChatModel: "gemma3:270m", EmbedModel: "all-minilm:l6-v2", Concurrency: 1, MaxContext: 8192, MaxOutput: 512},
-		Extract:  Extract{Prompt: "extract.tmpl"},
+		Extract:  Extract{Prompt: "extract.tmpl", Evidence: EvidenceSentences},
 		Neo4j:    Neo4j{Mode: Neo4jAuto, BatchSize: 1000},
 		DuckDB:   DuckDB{Threads: 2, MemoryLimit: "2GB"},
 	}
@@ -229,6 +265,20 @@ func (p *Pipeline) Validate() error {
 	if p.LLM.MaxOutput < 64 || p.LLM.MaxOutput >= p.LLM.MaxContext {
 		bad("llm.max_output", p.LLM.MaxOutput, "must be at least 64 and less than llm.max_context")
 	}
+	if p.Extract.Prompt == "" {
+		bad("extract.prompt", `""`, "is required (the default is extract.tmpl)")
+	}
+	switch p.Extract.Evidence {
+	case EvidenceSentences, EvidenceQuote:
+	default:
+		bad("extract.evidence", p.Extract.Evidence, "must be sentences or quote")
+	}
+	if p.Extract.Gleanings < 0 || p.Extract.Gleanings > 3 {
+		bad("extract.gleanings", p.Extract.Gleanings, "must be between 0 and 3")
+	}
+	if p.Extract.Schema != nil {
+		checkSchema(bad, *p.Extract.Schema)
+	}
 	switch p.Neo4j.Mode {
 	case Neo4jAuto, Neo4jAlways, Neo4jNever:
 	default:
@@ -250,6 +300,59 @@ func checkChunking(bad func(string, any, string), field string, c Chunking) {
 	if c.Overlap < 0 || c.Overlap >= c.Size/2 {
 		bad(field+".overlap", c.Overlap, "must be at least 0 and less than half of size")
 	}
+}
+
+// checkSchema checks that every name is set and used once (ignoring case
+// and everything but letters and digits, which extraction's normalisation
+// also ignores), and that domains and ranges name declared entity types.
+func checkSchema(bad func(string, any, string), s Schema) {
+	if len(s.EntityTypes) == 0 && len(s.RelationTypes) == 0 {
+		bad("extract.schema", "{}", "give entity_types, relation_types or both, or remove schema")
+	}
+	types := map[string]bool{}
+	for i, t := range s.EntityTypes {
+		f := fmt.Sprintf("extract.schema.entity_types[%d].name", i)
+		n := foldName(t.Name)
+		switch {
+		case n == "":
+			bad(f, `""`, "is required")
+		case types[n]:
+			bad(f, t.Name, "is used by another entity type")
+		}
+		types[n] = true
+	}
+	rels := map[string]bool{}
+	for i, r := range s.RelationTypes {
+		f := fmt.Sprintf("extract.schema.relation_types[%d]", i)
+		n := foldName(r.Name)
+		switch {
+		case n == "":
+			bad(f+".name", `""`, "is required")
+		case rels[n]:
+			bad(f+".name", r.Name, "is used by another relation type")
+		}
+		rels[n] = true
+		for _, fv := range [][2]string{{"domain", r.Domain}, {"range", r.Range}} {
+			field, v := fv[0], fv[1]
+			switch {
+			case v == "":
+			case len(s.EntityTypes) == 0:
+				bad(f+"."+field, v, "needs entity_types to name it")
+			case !slices.ContainsFunc(s.EntityTypes, func(t EntityType) bool { return t.Name == v }):
+				bad(f+"."+field, v, "is not one of entity_types")
+			}
+		}
+	}
+}
+
+// foldName keeps only the letters and digits of s, lower-cased.
+func foldName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return unicode.ToLower(r)
+		}
+		return -1
+	}, s)
 }
 
 // Resolve returns a path named in the pipeline file, relative to the file's directory.

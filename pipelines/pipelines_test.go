@@ -59,3 +59,29 @@ func TestPipeline_ResolveIsRelativeToTheFile(t *testing.T) {
 		t.Errorf("Resolve abs = %q", got)
 	}
 }
+
+func TestLoad_ExtractSchema(t *testing.T) {
+	p, err := Load("testdata/schema.good.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := p.Extract
+	if x.Prompt != "extract.tmpl" || x.Evidence != EvidenceQuote || x.Gleanings != 1 || x.Schema == nil {
+		t.Fatalf("extract = %+v", x)
+	}
+	s := *x.Schema
+	if len(s.EntityTypes) != 3 || s.EntityTypes[0] != (EntityType{Name: "Company", Description: "a business that makes or sells things"}) || s.EntityTypes[2].Description != "" {
+		t.Errorf("entity types = %+v", s.EntityTypes)
+	}
+	want := RelationType{Name: "supplies", Description: "the subject sells the object to another company", Domain: "Company", Range: "Material"}
+	if len(s.RelationTypes) != 3 || s.RelationTypes[0] != want || s.RelationTypes[2] != (RelationType{Name: "partner_of"}) {
+		t.Errorf("relation types = %+v", s.RelationTypes)
+	}
+	d, err := Parse([]byte("name: x\nsources: [{name: a, paths: ['*.md']}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Extract.Schema != nil || d.Extract.Evidence != EvidenceSentences || d.Extract.Gleanings != 0 {
+		t.Errorf("defaults: %+v", d.Extract)
+	}
+}

@@ -1,6 +1,9 @@
 package prompts
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+)
 
 func TestLoad_EmbeddedPromptsRenderAndHaveStableVersions(t *testing.T) {
 	for _, name := range Names() {
@@ -52,6 +55,49 @@ func TestPrompt_RenderMissingKeyIsError(t *testing.T) {
 	}
 	if want := "Velora buys frames."; !contains(got, want) {
 		t.Errorf("rendered prompt lacks the passage %q", want)
+	}
+}
+
+func TestExtract_HasEveryPartAndAValidExample(t *testing.T) {
+	p, err := Load("extract.tmpl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type vocab struct {
+		EntityTypes   []struct{ Name, Description string }
+		RelationTypes []struct{ Name, Description, Domain, Range string }
+	}
+	parts := []struct {
+		name string
+		data any
+	}{
+		{"system", vocab{}},
+		{"instruction", map[string]string{"Text": "x"}},
+		{"glean", nil},
+		{"example_passage", nil},
+		{"example_answer", nil},
+	}
+	for _, part := range parts {
+		if _, err := p.RenderPart(part.name, part.data); err != nil {
+			t.Errorf("part %s: %v", part.name, err)
+		}
+	}
+	answer, err := p.RenderPart("example_answer", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Triplets []map[string]string `json:"triplets"`
+		Entities []struct{ Name, Type, Description string }
+	}
+	if err := json.Unmarshal([]byte(answer), &got); err != nil || len(got.Triplets) == 0 || len(got.Entities) == 0 {
+		t.Errorf("example answer %s: %v", answer, err)
+	}
+	passage, _ := p.RenderPart("example_passage", nil)
+	for _, e := range got.Entities {
+		if !contains(passage, e.Name) || e.Type == "" || e.Description == "" {
+			t.Errorf("example entity %+v is not a full entity named in the passage", e)
+		}
 	}
 }
 

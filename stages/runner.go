@@ -153,6 +153,8 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 	}
 	ex, err := extract.New(rn.LLM, cache, extract.Options{
 		Model: p.LLM.ChatModel, ModelDigest: digests[p.LLM.ChatModel], MaxCtx: p.LLM.MaxContext, NumPredict: p.LLM.MaxOutput,
+		Prompt: p.Extract.Prompt, Schema: extractSchema(p.Extract.Schema),
+		Evidence: extract.EvidenceMode(p.Extract.Evidence), Gleanings: p.Extract.Gleanings,
 	})
 	if err != nil {
 		return rep, err
@@ -209,10 +211,11 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 		chunks   []kg.Chunk
 		tables   []kg.Table
 		triplets []kg.Triplet
+		entities []kg.Mention // grounded entities; not yet written to the bundle
 	)
 	g, gctx := errgroup.WithContext(ctx)
 	chunkCh := make(chan kg.Chunk, 4*p.LLM.Concurrency)
-	resultCh := make(chan []kg.Triplet, p.LLM.Concurrency)
+	resultCh := make(chan extract.Result, p.LLM.Concurrency)
 
 	// Ingest: reads sources one by one, loads tables and feeds chunks to
 	// extraction as soon as each document is cut.
@@ -271,7 +274,7 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 		for range p.LLM.Concurrency {
 			workers.Go(func() error {
 				for c := range chunkCh {
-					ts, err := ex.Process(wctx, c)
+					res, err := ex.Process(wctx, c)
 					if rn.Progress != nil {
 						rn.Progress.Done()
 					}
@@ -282,7 +285,7 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 						continue
 					}
 					select {
-					case resultCh <- ts:
+					case resultCh <- res:
 					case <-wctx.Done():
 						return wctx.Err()
 					}
@@ -296,15 +299,16 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 	})
 
 	g.Go(func() error {
-		for ts := range resultCh {
-			triplets = append(triplets, ts...)
+		for res := range resultCh {
+			triplets = append(triplets, res.Triplets...)
+			entities = append(entities, res.Entities...)
 		}
 		return nil
 	})
 	if err := g.Wait(); err != nil {
 		return rep, err
 	}
-	log.Info("extraction done", "chunks", len(chunks), "triplets", len(triplets))
+	log.Info("extraction done", "chunks", len(chunks), "triplets", len(triplets), "entities", len(entities))
 
 	start := time.Now()
 	// Workers finish in any order; sort so the bundle is the same every run.
@@ -349,6 +353,22 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 	rep.Finished = now()
 	log.Info("build finished", "status", rep.Status, "build_id", rep.BuildID, "rejected", len(rep.Rejected))
 	return rep, writeReport(outDir, rep)
+}
+
+// extractSchema converts the pipeline's extraction schema; nil is the zero
+// (free) schema.
+func extractSchema(s *pipelines.Schema) extract.Schema {
+	var out extract.Schema
+	if s == nil {
+		return out
+	}
+	for _, t := range s.EntityTypes {
+		out.EntityTypes = append(out.EntityTypes, extract.EntityType{Name: t.Name, Description: t.Description})
+	}
+	for _, r := range s.RelationTypes {
+		out.RelationTypes = append(out.RelationTypes, extract.RelationType{Name: r.Name, Description: r.Description, Domain: r.Domain, Range: r.Range})
+	}
+	return out
 }
 
 // ingestSource reads one source: a table-like source is loaded into db and
