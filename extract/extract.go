@@ -57,6 +57,13 @@ type Options struct {
 	NumPredict  int           // bound on completion tokens; 0 means 512
 	Attempts    int           // calls per chunk when the reply is not valid JSON; 0 means 2
 	KeepAlive   time.Duration // how long Ollama keeps the model loaded after a call; 0 means 10 minutes
+
+	// Ungrounded keeps every complete triplet the model returns, without
+	// locating its evidence, subject or object in the chunk: the plain
+	// extraction of other systems, for measuring what grounding does
+	// (bench/extractq). Builds never set it. It is not part of the cache
+	// key: grounding runs on cached replies.
+	Ungrounded bool
 }
 
 // Extractor extracts grounded triplets and entities from chunks. It is safe

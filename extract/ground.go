@@ -368,16 +368,21 @@ func (e *Extractor) groundTriplet(c kg.Chunk, r RawTriplet) (kg.Triplet, string)
 		pred = rel.Name
 	}
 	evSpan, m, sim := Locate(c.Text, r.Evidence)
-	if m == MatchNone {
+	sSpan, sOK := locateName(c.Text, evSpan, subj)
+	oSpan, oOK := locateName(c.Text, evSpan, obj)
+	switch {
+	case e.opts.Ungrounded:
+		// kept as the model said it, found or not
+	case m == MatchNone:
 		return kg.Triplet{}, DropEvidenceNotFound
-	}
-	sSpan, ok := locateName(c.Text, evSpan, subj)
-	if !ok {
+	case !sOK:
 		return kg.Triplet{}, DropSubjectNotFound
-	}
-	oSpan, ok := locateName(c.Text, evSpan, obj)
-	if !ok {
+	case !oOK:
 		return kg.Triplet{}, DropObjectNotFound
+	}
+	evidence := r.Evidence
+	if m != MatchNone {
+		evidence = c.Text[evSpan.Start:evSpan.End]
 	}
 	if kg.NormalizeName(subj) == kg.NormalizeName(obj) {
 		return kg.Triplet{}, DropSelfLoop
@@ -387,7 +392,7 @@ func (e *Extractor) groundTriplet(c kg.Chunk, r RawTriplet) (kg.Triplet, string)
 		ChunkID:   c.ID,
 		Subject:   kg.Mention{ID: kg.ID("mention", c.ID, subj, subjType), ChunkID: c.ID, Surface: subj, Type: subjType, Span: sSpan},
 		Object:    kg.Mention{ID: kg.ID("mention", c.ID, obj, objType), ChunkID: c.ID, Surface: obj, Type: objType, Span: oSpan},
-		Predicate: pred, Evidence: c.Text[evSpan.Start:evSpan.End], EvidenceSpan: evSpan,
+		Predicate: pred, Evidence: evidence, EvidenceSpan: evSpan,
 		Confidence: confidenceOf(m, sim), Model: e.opts.Model, PromptVersion: e.version,
 	}, ""
 }

@@ -34,6 +34,7 @@ var allowed = map[string][]string{
 	"agent":          {"bundle", "llm", "prompts", "kg", "internal/duck"},
 	"review":         {"bundle", "consolidate"},
 	"bench/quality":  {},
+	"bench/extractq": {"bench/quality", "extract", "kg", "llm", "stages"},
 	"llm":            {},
 	"internal/duck":  {},
 	"kg":             {},
