@@ -14,6 +14,7 @@ type Input struct {
 	Sources  []kg.Source
 	Chunks   []kg.Chunk
 	Triplets []kg.Triplet
+	Entities []kg.Mention // grounded entities, also those in no triplet
 	Tables   []kg.Table
 }
 
@@ -66,7 +67,7 @@ func Build(in Input) kg.Graph {
 		})
 	}
 
-	entities, merges := resolve(in.Triplets)
+	entities, merges := resolve(in.Triplets, in.Entities)
 	g.Merges = merges
 	facts := map[string]*kg.Edge{}
 	mentions := map[string]*kg.Edge{}
@@ -85,12 +86,11 @@ func Build(in Input) kg.Graph {
 		e.Confidence = max(e.Confidence, t.Confidence)
 		e.ChunkIDs = appendUnique(e.ChunkIDs, t.ChunkID)
 		for _, n := range []*kg.Node{s, o} {
-			n.ChunkIDs = appendUnique(n.ChunkIDs, t.ChunkID)
-			mid := kg.EdgeID(t.ChunkID, EdgeMentions, n.ID)
-			if _, ok := mentions[mid]; !ok {
-				mentions[mid] = &kg.Edge{ID: mid, Src: t.ChunkID, Dst: n.ID, Type: EdgeMentions, Confidence: 1, ChunkIDs: []string{t.ChunkID}}
-			}
+			mention(mentions, n, t.ChunkID)
 		}
+	}
+	for _, m := range in.Entities {
+		mention(mentions, entities[kg.NormalizeName(m.Surface)], m.ChunkID)
 	}
 	for _, n := range entities {
 		slices.Sort(n.ChunkIDs)
@@ -109,28 +109,44 @@ func Build(in Input) kg.Graph {
 	return g
 }
 
+// mention records that chunk mentions node n.
+func mention(mentions map[string]*kg.Edge, n *kg.Node, chunk string) {
+	n.ChunkIDs = appendUnique(n.ChunkIDs, chunk)
+	mid := kg.EdgeID(chunk, EdgeMentions, n.ID)
+	if _, ok := mentions[mid]; !ok {
+		mentions[mid] = &kg.Edge{ID: mid, Src: chunk, Dst: n.ID, Type: EdgeMentions, Confidence: 1, ChunkIDs: []string{chunk}}
+	}
+}
+
 // resolve groups mentions by normalised name, picks each group's canonical
 // name and type (most mentions, then lexical order) and logs a merge for
 // every surface form that differs from the canonical one.
-func resolve(triplets []kg.Triplet) (map[string]*kg.Node, []kg.MergeDecision) {
+func resolve(triplets []kg.Triplet, extra []kg.Mention) (map[string]*kg.Node, []kg.MergeDecision) {
 	type group struct {
-		surfaces map[string]int
-		types    map[string]int
+		surfaces     map[string]int
+		types        map[string]int
+		descriptions map[string]int
 	}
 	groups := map[string]*group{}
 	add := func(m kg.Mention) {
 		k := kg.NormalizeName(m.Surface)
 		g, ok := groups[k]
 		if !ok {
-			g = &group{surfaces: map[string]int{}, types: map[string]int{}}
+			g = &group{surfaces: map[string]int{}, types: map[string]int{}, descriptions: map[string]int{}}
 			groups[k] = g
 		}
 		g.surfaces[strings.Join(strings.Fields(m.Surface), " ")]++
 		g.types[m.Type]++
+		if m.Description != "" {
+			g.descriptions[m.Description]++
+		}
 	}
 	for _, t := range triplets {
 		add(t.Subject)
 		add(t.Object)
+	}
+	for _, m := range extra {
+		add(m)
 	}
 	nodes := map[string]*kg.Node{}
 	var merges []kg.MergeDecision
@@ -141,6 +157,9 @@ func resolve(triplets []kg.Triplet) (map[string]*kg.Node, []kg.MergeDecision) {
 			labels = append(labels, typ)
 		}
 		n := &kg.Node{ID: EntityNodeID(k), Name: name, Kind: kg.NodeConcept, Labels: labels, Properties: map[string]string{"type": typ}}
+		if d := top(g.descriptions); d != "" {
+			n.Properties["description"] = d
+		}
 		for s := range g.surfaces {
 			if s != name {
 				n.Aliases = append(n.Aliases, s)

@@ -81,3 +81,37 @@ func TestBuild_MergesExactNamesAndLogsEachMerge(t *testing.T) {
 		}
 	}
 }
+
+func TestBuild_EntitiesWithoutTripletsBecomeNodes(t *testing.T) {
+	in := Input{
+		Sources:  []kg.Source{{ID: "s1", URI: "a.md", Kind: kg.KindMarkdown}},
+		Chunks:   []kg.Chunk{{ID: "c1", SourceID: "s1"}, {ID: "c2", SourceID: "s1", Ordinal: 1}},
+		Triplets: []kg.Triplet{trip("c1", "Velora Cycles", "Company", "buys_from", "Kestrel Alloys", "Company")},
+		Entities: []kg.Mention{
+			{ChunkID: "c2", Surface: "Ana Ferreira", Type: "Person", Description: "Head of Quality"},
+			{ChunkID: "c2", Surface: "kestrel alloys", Type: "Company", Description: "a frame supplier in Sheffield"},
+		},
+	}
+	g := Build(in)
+	var ana *kg.Node
+	for i, n := range g.Nodes {
+		if n.Name == "Ana Ferreira" {
+			ana = &g.Nodes[i]
+		}
+	}
+	if ana == nil || ana.Properties["description"] != "Head of Quality" || !slices.Equal(ana.ChunkIDs, []string{"c2"}) || !slices.Contains(ana.Labels, "Person") {
+		t.Fatalf("entity node = %+v", ana)
+	}
+	mentions := map[string]bool{}
+	for _, e := range g.Edges {
+		if e.Type == EdgeMentions {
+			mentions[e.Src+">"+e.Dst] = true
+		}
+	}
+	if !mentions["c2>"+ana.ID] || !mentions["c2>"+EntityNodeID(kg.NormalizeName("Kestrel Alloys"))] {
+		t.Errorf("MENTIONS edges %v lack chunk c2 to its entities", mentions)
+	}
+	if len(g.Merges) != 1 || g.Merges[0].Member != "kestrel alloys" {
+		t.Errorf("merges %+v, want the lower-case entity mention merged into Kestrel Alloys", g.Merges)
+	}
+}

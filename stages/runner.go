@@ -211,7 +211,7 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 		chunks   []kg.Chunk
 		tables   []kg.Table
 		triplets []kg.Triplet
-		entities []kg.Mention // grounded entities; not yet written to the bundle
+		entities []kg.Mention // grounded entities, also those in no triplet
 	)
 	g, gctx := errgroup.WithContext(ctx)
 	chunkCh := make(chan kg.Chunk, 4*p.LLM.Concurrency)
@@ -313,7 +313,7 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 	start := time.Now()
 	// Workers finish in any order; sort so the bundle is the same every run.
 	slices.SortFunc(triplets, func(a, b kg.Triplet) int { return strings.Compare(a.ID, b.ID) })
-	graph := consolidate.Build(consolidate.Input{Sources: sources, Chunks: chunks, Triplets: triplets, Tables: tables})
+	graph := consolidate.Build(consolidate.Input{Sources: sources, Chunks: chunks, Triplets: triplets, Entities: entities, Tables: tables})
 	rep.stage("consolidate", start, len(graph.Nodes))
 
 	start = time.Now()
