@@ -52,7 +52,11 @@ type Usage struct {
 	PromptTokens     int64         `json:"prompt_tokens"`
 	CompletionTokens int64         `json:"completion_tokens"`
 	EvalDuration     time.Duration `json:"eval_duration_ns"`
-	EmbedInputs      int64         `json:"embed_inputs"`
+	// ServerDuration sums the time the server spent on each chat, as it
+	// reports it (loading, prompt, generation): against the wall time it
+	// tells how busy the pipeline kept the server.
+	ServerDuration time.Duration `json:"server_duration_ns"`
+	EmbedInputs    int64         `json:"embed_inputs"`
 }
 
 // TokensPerSecond returns the completion throughput of the server.
@@ -64,7 +68,7 @@ func (u Usage) TokensPerSecond() float64 {
 }
 
 type usageCounters struct {
-	calls, retries, prompt, completion, evalNS, embedInputs atomic.Int64
+	calls, retries, prompt, completion, evalNS, serverNS, embedInputs atomic.Int64
 }
 
 // HostFromEnv returns the Ollama base URL from OLLAMA_HOST, accepting the
@@ -130,6 +134,7 @@ func (c *Client) Usage() Usage {
 		PromptTokens:     c.usage.prompt.Load(),
 		CompletionTokens: c.usage.completion.Load(),
 		EvalDuration:     time.Duration(c.usage.evalNS.Load()),
+		ServerDuration:   time.Duration(c.usage.serverNS.Load()),
 		EmbedInputs:      c.usage.embedInputs.Load(),
 	}
 }
@@ -237,6 +242,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 				out.PromptTokens = r.PromptEvalCount
 				out.CompletionTokens = r.EvalCount
 				c.usage.evalNS.Add(int64(r.EvalDuration))
+				c.usage.serverNS.Add(int64(r.TotalDuration))
 			}
 			return nil
 		})

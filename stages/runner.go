@@ -68,13 +68,17 @@ type Report struct {
 	Extract  extract.Stats          `json:"extract"`
 	LLM      llm.Usage              `json:"llm"`
 	TokensPS float64                `json:"completion_tokens_per_second"`
-	Nodes    int                    `json:"nodes"`
-	Edges    int                    `json:"edges"`
-	Merges   int                    `json:"merges"`
-	Neo4j    *load.Stats            `json:"neo4j,omitempty"`
-	Rejected []Reject               `json:"rejected"`
-	Warnings []Reject               `json:"warnings,omitempty"` // items kept with a problem, such as skipped CSV rows
-	mu       sync.Mutex
+	// ServerBusy is the share of the extract stage's wall time, times its
+	// parallel slots, that the LLM server spent answering: 1 means the
+	// pipeline never kept it waiting.
+	ServerBusy float64     `json:"server_busy"`
+	Nodes      int         `json:"nodes"`
+	Edges      int         `json:"edges"`
+	Merges     int         `json:"merges"`
+	Neo4j      *load.Stats `json:"neo4j,omitempty"`
+	Rejected   []Reject    `json:"rejected"`
+	Warnings   []Reject    `json:"warnings,omitempty"` // items kept with a problem, such as skipped CSV rows
+	mu         sync.Mutex
 }
 
 // rejectOrFail records an item-level rejection and returns nil, or returns
@@ -346,6 +350,9 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 	rep.Extract = ex.Stats()
 	rep.LLM = rn.LLM.Usage()
 	rep.TokensPS = rep.LLM.TokensPerSecond()
+	if d := rep.Stages["extract"].Duration; d > 0 && rep.LLM.Calls > 0 {
+		rep.ServerBusy = rep.LLM.ServerDuration.Seconds() / (d.Seconds() * float64(p.LLM.Concurrency))
+	}
 	rep.Status = StatusOK
 	if len(rep.Rejected) > 0 {
 		rep.Status = StatusPartial

@@ -71,7 +71,7 @@ func fakeOllama(t *testing.T, block bool) (*llm.Client, *atomic.Int32) {
 				"object": words[len(words)-1], "object_type": "thing",
 			}}})
 			out, _ := json.Marshal(map[string]any{
-				"model": "m", "done": true, "done_reason": "stop", "eval_count": 5,
+				"model": "m", "done": true, "done_reason": "stop", "eval_count": 5, "total_duration": int64(time.Millisecond),
 				"message": map[string]string{"role": "assistant", "content": string(reply)},
 			})
 			_, _ = w.Write(append(out, '\n'))
@@ -184,6 +184,9 @@ func TestRunner_BadSourcesFailAloneAndReRunsUseTheCache(t *testing.T) {
 	}
 	if prog.queued.Load() != 2 || prog.done.Load() != 2 {
 		t.Errorf("progress: %d queued, %d done; want 2 and 2", prog.queued.Load(), prog.done.Load())
+	}
+	if rep.LLM.ServerDuration != 2*time.Millisecond || rep.ServerBusy <= 0 || rep.ServerBusy > 1 {
+		t.Errorf("server time %v, busy %v; want 2ms and a share in (0, 1]", rep.LLM.ServerDuration, rep.ServerBusy)
 	}
 	if rep.Chunks != 2 || rep.Tables != 1 || rep.Triplets != 2 || chats.Load() != 2 {
 		t.Errorf("report: %d chunks %d tables %d triplets %d chats", rep.Chunks, rep.Tables, rep.Triplets, chats.Load())
