@@ -59,7 +59,8 @@ type Options struct {
 	KeepAlive   time.Duration // how long Ollama keeps the model loaded after a call; 0 means 10 minutes
 
 	// Ungrounded keeps every complete triplet the model returns, without
-	// locating its evidence, subject or object in the chunk: the plain
+	// locating its evidence, subject or object in the chunk and without
+	// checking its types against a relation's domain and range: the plain
 	// extraction of other systems, for measuring what grounding does
 	// (bench/extractq). Builds never set it. It is not part of the cache
 	// key: grounding runs on cached replies.

@@ -361,8 +361,9 @@ func (e *Extractor) groundTriplet(c kg.Chunk, r RawTriplet) (kg.Triplet, string)
 	}
 	if e.preds != nil {
 		rel, ok := e.preds[pred]
-		if !ok || (rel.Domain != "" && NormalizeType(rel.Domain) != NormalizeType(subjType)) ||
-			(rel.Range != "" && NormalizeType(rel.Range) != NormalizeType(objType)) {
+		misfit := (rel.Domain != "" && NormalizeType(rel.Domain) != NormalizeType(subjType)) ||
+			(rel.Range != "" && NormalizeType(rel.Range) != NormalizeType(objType))
+		if !ok || (misfit && !e.opts.Ungrounded) {
 			return kg.Triplet{}, DropOutsideSchema
 		}
 		pred = rel.Name
