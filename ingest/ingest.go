@@ -283,9 +283,7 @@ type Opened struct {
 // directory root was opened on.
 func Open(root *os.Root, rootDir string, f Found, lim Limits) (_ Opened, err error) {
 	lim = lim.WithDefaults()
-	reject := func(format string, a ...any) error {
-		return fmt.Errorf("source %s: %w: %s", f.Rel, kg.ErrRejected, fmt.Sprintf(format, a...))
-	}
+	reject := func(format string, a ...any) error { return Rejectf(f.Rel, format, a...) }
 	file, err := root.Open(f.Rel)
 	if err != nil {
 		return Opened{}, reject("%v", err)
@@ -444,6 +442,13 @@ func ReadDocument(ctx context.Context, src kg.Source, data []byte, opt Options) 
 		return Document{}, fmt.Errorf("source %s: %w: no reader for kind %q", src.URI, kg.ErrRejected, src.Kind)
 	}
 	return r.Read(ctx, src, data, opt)
+}
+
+// Rejectf returns the error that refuses the source at uri alone, for the
+// reason format and a say: "source URI: rejected: REASON", wrapping
+// kg.ErrRejected.
+func Rejectf(uri, format string, a ...any) error {
+	return fmt.Errorf("source %s: %w: %s", uri, kg.ErrRejected, fmt.Sprintf(format, a...))
 }
 
 // ErrNotText means a source said to be text is binary or not valid UTF-8.

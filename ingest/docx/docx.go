@@ -27,9 +27,7 @@ const (
 // Read extracts the text of a Word document, cut into sections at its
 // headings.
 func (reader) Read(ctx context.Context, src kg.Source, data []byte, opt ingest.Options) (ingest.Document, error) {
-	reject := func(format string, a ...any) error {
-		return fmt.Errorf("source %s: %w: %s", src.URI, kg.ErrRejected, fmt.Sprintf(format, a...))
-	}
+	reject := func(format string, a ...any) error { return ingest.Rejectf(src.URI, format, a...) }
 	if len(data) == 0 {
 		return ingest.Document{}, reject("empty file")
 	}

@@ -1,8 +1,6 @@
 package records
 
 import (
-	"fmt"
-
 	"kgforge/ingest"
 	"kgforge/kg"
 )
@@ -10,7 +8,7 @@ import (
 // rejectf returns the error that refuses src alone, for the reason format
 // and args say.
 func rejectf(src kg.Source, format string, args ...any) error {
-	return fmt.Errorf("source %s: %w: %s", src.URI, kg.ErrRejected, fmt.Sprintf(format, args...))
+	return ingest.Rejectf(src.URI, format, args...)
 }
 
 func checkText(src kg.Source, data []byte) error { return ingest.CheckText(src, data) }

@@ -30,9 +30,7 @@ type csvLoader struct{}
 var _ ingest.TableLoader = csvLoader{}
 
 func (csvLoader) Load(ctx context.Context, db *sql.DB, in ingest.TableInput) (_ []ingest.Loaded, err error) {
-	reject := func(format string, a ...any) error {
-		return fmt.Errorf("source %s: %w: %s", in.Source.URI, kg.ErrRejected, fmt.Sprintf(format, a...))
-	}
+	reject := func(format string, a ...any) error { return ingest.Rejectf(in.Source.URI, format, a...) }
 	limit := in.Options.Limits.WithDefaults().MaxTableBytes
 	sc, err := scanFile(in.Path, limit)
 	if err != nil {

@@ -40,9 +40,7 @@ var errorValues = []string{"#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#
 // Load loads the sheets of in.Path into tables named after the source and
 // the sheet. See the package doc.
 func (loader) Load(ctx context.Context, db *sql.DB, in ingest.TableInput) (out []ingest.Loaded, err error) {
-	reject := func(format string, a ...any) error {
-		return fmt.Errorf("source %s: %w: %s", in.Source.URI, kg.ErrRejected, fmt.Sprintf(format, a...))
-	}
+	reject := func(format string, a ...any) error { return ingest.Rejectf(in.Source.URI, format, a...) }
 	defer func() {
 		// Runs last, after the closes below: any failure drops every
 		// table this source made.
