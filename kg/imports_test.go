@@ -35,6 +35,7 @@ var allowed = map[string][]string{
 	"review":         {"bundle", "consolidate"},
 	"bench/quality":  {},
 	"bench/extractq": {"bench/quality", "extract", "kg", "llm", "stages"},
+	"bench/synth":    {"kg"},
 	"llm":            {},
 	"internal/duck":  {},
 	"kg":             {},

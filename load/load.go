@@ -1,6 +1,7 @@
 package load
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,14 +17,34 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j/config"
 )
 
-// NodeLabel is carried by every node kgforge loads; its id is unique.
+// NodeLabel is carried by every node kgforge loads; (id, build_id) is unique.
 const NodeLabel = "KGNode"
+
+// BuildLabel marks the one node per loaded build that records its state; the
+// build whose node has current = true is the graph readers should use.
+const BuildLabel = "KGBuild"
+
+// Build states recorded on a KGBuild node.
+const (
+	StatusLoading  = "loading"
+	StatusComplete = "complete"
+)
 
 // Config says where Neo4j is.
 type Config struct {
 	URI, Username, Password, Database string
-	BatchSize                         int // rows per UNWIND; 0 means 1000
+	BatchSize                         int // rows per UNWIND; 0 means DefaultBatchSize
+	// Graph names the graph a bundle replaces, so that several pipelines can
+	// share one database; "" means the pipeline name of the bundle.
+	Graph string
+	// RetryTime bounds the driver's retries of a transaction that failed
+	// with a transient error or a lost connection; 0 means 30 s.
+	RetryTime time.Duration
 }
+
+// DefaultBatchSize is the number of rows per UNWIND batch, chosen by
+// measurement (docs/benchmarks.md, "Neo4j load").
+const DefaultBatchSize = 1000
 
 // Loader loads bundles into one Neo4j database. It is safe for sequential
 // use; Close releases the driver.
@@ -37,14 +58,19 @@ type Loader struct {
 type Stats struct {
 	Nodes         int           `json:"nodes"`
 	Relationships int           `json:"relationships"`
-	StaleRemoved  int64         `json:"stale_removed"`
+	StaleRemoved  int64         `json:"stale_removed"` // nodes of earlier builds removed, with their relationships
+	Graph         string        `json:"graph"`
+	Previous      string        `json:"previous_build,omitempty"` // the build of the graph that was current before
+	AlreadyLoaded bool          `json:"already_loaded,omitempty"` // the build was current and whole: nothing written
 	Duration      time.Duration `json:"duration_ns"`
+	NodesTime     time.Duration `json:"nodes_ns"`
+	RelsTime      time.Duration `json:"relationships_ns"`
 }
 
 // New connects to Neo4j and checks that it answers.
 func New(ctx context.Context, cfg Config, log *slog.Logger) (*Loader, error) {
 	if cfg.BatchSize <= 0 {
-		cfg.BatchSize = 1000
+		cfg.BatchSize = DefaultBatchSize
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -54,7 +80,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Loader, error) {
 		auth = neo4j.BasicAuth(cfg.Username, cfg.Password, "")
 	}
 	d, err := neo4j.NewDriverWithContext(cfg.URI, auth, func(c *config.Config) {
-		c.MaxTransactionRetryTime = 30 * time.Second
+		c.MaxTransactionRetryTime = cmp.Or(cfg.RetryTime, 30*time.Second)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("connect to neo4j %s: %w", cfg.URI, err)
@@ -68,136 +94,300 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Loader, error) {
 // Close releases the driver.
 func (l *Loader) Close(ctx context.Context) error { return l.driver.Close(ctx) }
 
-// Load writes the bundle's graph, stamped with its build id, then removes
-// every node and relationship of other builds.
+// schema is created before any data: ids are unique per build, builds are
+// found by id, and stale builds are found through the build_id index.
+var schema = []string{
+	"DROP CONSTRAINT kgnode_id IF EXISTS", // format of kgforge before staged loads: ids unique across builds
+	"CREATE CONSTRAINT kgnode_key IF NOT EXISTS FOR (n:" + NodeLabel + ") REQUIRE (n.id, n.build_id) IS UNIQUE",
+	"CREATE INDEX kgnode_build IF NOT EXISTS FOR (n:" + NodeLabel + ") ON (n.build_id)",
+	"CREATE CONSTRAINT kgbuild_id IF NOT EXISTS FOR (b:" + BuildLabel + ") REQUIRE b.id IS UNIQUE",
+}
+
+// Load makes the bundle's graph the current one. The graph is written beside
+// the current build, stamped with its own build id (every write a MERGE on
+// (id, build_id), so a retried or repeated batch is harmless and a load that
+// was cut short resumes); only when every node and relationship is in and
+// counted does one small transaction make it current. Then the nodes and
+// relationships of every other build are removed. A load that fails at any
+// point before the switch leaves the previous build current and whole.
 func (l *Loader) Load(ctx context.Context, b *bundle.Bundle) (Stats, error) {
 	start := time.Now()
 	build := b.Manifest.BuildID
-	var st Stats
-	if err := l.write(ctx, "CREATE CONSTRAINT kgnode_id IF NOT EXISTS FOR (n:"+NodeLabel+") REQUIRE n.id IS UNIQUE", nil); err != nil {
-		return st, fmt.Errorf("load bundle %s: create constraint: %w", b.Dir, err)
+	st := Stats{Graph: l.graphOf(b)}
+	graph := st.Graph
+	fail := func(what string, err error) (Stats, error) {
+		return st, fmt.Errorf("load bundle %s into neo4j: %s: %w", b.Dir, what, err)
 	}
-	// Nodes are grouped by label set: labels cannot be parameters.
+	for _, q := range schema {
+		if err := l.write(ctx, q, nil); err != nil {
+			return fail("create constraints", err)
+		}
+	}
+	prev, err := l.Current(ctx, graph)
+	if err != nil {
+		return fail("read current build", err)
+	}
+	st.Previous = prev
+	if prev == build {
+		nodes, rels, err := l.countBuild(ctx, build)
+		if err != nil {
+			return fail("count build", err)
+		}
+		if nodes == b.Manifest.Counts["nodes"] && rels == b.Manifest.Counts["edges"] {
+			st.AlreadyLoaded = true
+			st.Nodes, st.Relationships = int(nodes), int(rels)
+			if st.StaleRemoved, err = l.removeStale(ctx, graph, build); err != nil {
+				return fail("remove stale builds", err)
+			}
+			st.Duration = time.Since(start)
+			l.log.Info("neo4j already holds this build", "build_id", build, "nodes", nodes, "relationships", rels)
+			return st, nil
+		}
+	}
+	if err := l.write(ctx, "MERGE (b:"+BuildLabel+" {id: $build}) ON CREATE SET b.started = datetime(), b.current = false "+
+		"SET b.status = $status, b.graph = $graph, b.created = $created",
+		map[string]any{"build": build, "graph": graph, "status": StatusLoading, "created": b.Manifest.Created.UTC().Format(time.RFC3339)}); err != nil {
+		return fail("register build", err)
+	}
+	t := time.Now()
+	if st.Nodes, err = l.loadNodes(ctx, b, build); err != nil {
+		return fail("nodes", err)
+	}
+	st.NodesTime = time.Since(t)
+	t = time.Now()
+	if st.Relationships, err = l.loadRels(ctx, b, build); err != nil {
+		return fail("relationships", err)
+	}
+	st.RelsTime = time.Since(t)
+	nodes, rels, err := l.countBuild(ctx, build)
+	if err != nil {
+		return fail("count build", err)
+	}
+	if nodes != int64(st.Nodes) || rels != int64(st.Relationships) {
+		return fail("check", fmt.Errorf("neo4j holds %d nodes and %d relationships of build %s, the bundle has %d and %d (duplicate ids in the bundle?)",
+			nodes, rels, build, st.Nodes, st.Relationships))
+	}
+	if err := l.write(ctx, "MATCH (o:"+BuildLabel+" {graph: $graph}) WHERE o.current AND o.id <> $build SET o.current = false "+
+		"WITH count(*) AS _ MATCH (b:"+BuildLabel+" {id: $build}) "+
+		"SET b.current = true, b.status = $status, b.loaded = datetime(), b.nodes = $nodes, b.relationships = $rels",
+		map[string]any{"build": build, "graph": graph, "status": StatusComplete, "nodes": nodes, "rels": rels}); err != nil {
+		return fail("switch to the new build", err)
+	}
+	if st.StaleRemoved, err = l.removeStale(ctx, graph, build); err != nil {
+		return fail("remove stale builds", err)
+	}
+	st.Duration = time.Since(start)
+	l.log.Info("neo4j loaded", "graph", graph, "build_id", build, "previous", prev, "nodes", st.Nodes, "relationships", st.Relationships,
+		"stale_removed", st.StaleRemoved, "duration", st.Duration.Round(time.Millisecond))
+	return st, nil
+}
+
+// loadNodes writes nodes grouped by label set (labels cannot be parameters).
+func (l *Loader) loadNodes(ctx context.Context, b *bundle.Bundle, build string) (int, error) {
+	count := 0
 	batches := map[string][]map[string]any{}
-	flushNodes := func(key string) error {
+	flush := func(key string) error {
 		rows := batches[key]
 		if len(rows) == 0 {
 			return nil
 		}
-		q := "UNWIND $rows AS row MERGE (n:" + NodeLabel + " {id: row.id}) SET n = row.props, n.id = row.id, n.build_id = $build"
+		q := "UNWIND $rows AS row MERGE (n:" + NodeLabel + " {id: row.id, build_id: $build}) SET n = row.props, n.id = row.id, n.build_id = $build"
 		if key != "" {
 			q += " SET n:" + key
 		}
 		batches[key] = rows[:0]
 		if err := l.write(ctx, q, map[string]any{"rows": rows, "build": build}); err != nil {
-			return fmt.Errorf("load bundle %s: nodes %s: %w", b.Dir, key, err)
+			return fmt.Errorf("labels %q: %w", key, err)
 		}
 		return nil
 	}
 	err := b.Nodes(ctx, func(n kg.Node) error {
 		key := labelKey(n.Labels)
 		batches[key] = append(batches[key], map[string]any{"id": n.ID, "props": nodeProps(n)})
-		st.Nodes++
+		count++
 		if len(batches[key]) >= l.cfg.BatchSize {
-			return flushNodes(key)
+			return flush(key)
 		}
 		return nil
 	})
 	if err != nil {
-		return st, err
+		return count, err
 	}
 	for _, key := range sortedKeys(batches) {
-		if err := flushNodes(key); err != nil {
-			return st, err
+		if err := flush(key); err != nil {
+			return count, err
 		}
 	}
-	// Relationships are grouped by type and written serially, so two
-	// batches never lock the same nodes at once.
+	return count, nil
+}
+
+// loadRels writes relationships grouped by type, serially, so two batches
+// never lock the same nodes at once (no deadlocks). A relationship whose end
+// is not a node of the build is an error, not a silent skip.
+func (l *Loader) loadRels(ctx context.Context, b *bundle.Bundle, build string) (int, error) {
+	count := 0
 	rels := map[string][]map[string]any{}
-	flushRels := func(typ string) error {
+	flush := func(typ string) error {
 		rows := rels[typ]
 		if len(rows) == 0 {
 			return nil
 		}
-		q := "UNWIND $rows AS row MATCH (a:" + NodeLabel + " {id: row.src}) MATCH (b:" + NodeLabel + " {id: row.dst}) " +
-			"MERGE (a)-[r:" + typ + " {id: row.id}]->(b) SET r = row.props, r.id = row.id, r.build_id = $build"
-		rels[typ] = rows[:0]
-		if err := l.write(ctx, q, map[string]any{"rows": rows, "build": build}); err != nil {
-			return fmt.Errorf("load bundle %s: relationships %s: %w", b.Dir, typ, err)
+		q := "UNWIND $rows AS row MATCH (a:" + NodeLabel + " {id: row.src, build_id: $build}) MATCH (b:" + NodeLabel + " {id: row.dst, build_id: $build}) " +
+			"MERGE (a)-[r:" + typ + " {id: row.id}]->(b) SET r = row.props, r.id = row.id, r.build_id = $build RETURN count(r) AS n"
+		n, err := l.writeCount(ctx, q, map[string]any{"rows": rows, "build": build})
+		if err != nil {
+			return fmt.Errorf("type %s: %w", typ, err)
 		}
+		if n != int64(len(rows)) {
+			return fmt.Errorf("type %s: %d of %d relationships have an end that is not a node of the bundle", typ, int64(len(rows))-n, len(rows))
+		}
+		rels[typ] = rows[:0]
 		return nil
 	}
-	err = b.Edges(ctx, func(e kg.Edge) error {
+	err := b.Edges(ctx, func(e kg.Edge) error {
 		typ := RelType(e.Type)
 		rels[typ] = append(rels[typ], map[string]any{"id": e.ID, "src": e.Src, "dst": e.Dst, "props": edgeProps(e)})
-		st.Relationships++
+		count++
 		if len(rels[typ]) >= l.cfg.BatchSize {
-			return flushRels(typ)
+			return flush(typ)
 		}
 		return nil
 	})
 	if err != nil {
-		return st, err
+		return count, err
 	}
 	for _, typ := range sortedKeys(rels) {
-		if err := flushRels(typ); err != nil {
-			return st, err
+		if err := flush(typ); err != nil {
+			return count, err
 		}
 	}
-	removed, err := l.removeStale(ctx, build)
-	if err != nil {
-		return st, fmt.Errorf("load bundle %s: remove stale: %w", b.Dir, err)
-	}
-	st.StaleRemoved = removed
-	st.Duration = time.Since(start)
-	l.log.Info("neo4j loaded", "build_id", build, "nodes", st.Nodes, "relationships", st.Relationships, "stale_removed", removed)
-	return st, nil
+	return count, nil
 }
 
-func (l *Loader) removeStale(ctx context.Context, build string) (int64, error) {
+func (l *Loader) graphOf(b *bundle.Bundle) string {
+	switch {
+	case l.cfg.Graph != "":
+		return l.cfg.Graph
+	case b.Manifest.Pipeline != "":
+		return b.Manifest.Pipeline
+	}
+	return "default"
+}
+
+// Current returns the id of the current build of a graph, "" when there is none.
+func (l *Loader) Current(ctx context.Context, graph string) (string, error) {
+	res, err := l.read(ctx, "MATCH (b:"+BuildLabel+" {graph: $graph}) WHERE b.current RETURN b.id AS id ORDER BY b.loaded DESC LIMIT 1",
+		map[string]any{"graph": graph})
+	if err != nil || len(res.Records) == 0 {
+		return "", err
+	}
+	id, _, err := neo4j.GetRecordValue[string](res.Records[0], "id")
+	return id, err
+}
+
+// countBuild counts the nodes of a build and the relationships between them.
+func (l *Loader) countBuild(ctx context.Context, build string) (nodes, rels int64, err error) {
+	res, err := l.read(ctx, "MATCH (n:"+NodeLabel+" {build_id: $build}) WITH count(n) AS nodes "+
+		"OPTIONAL MATCH (:"+NodeLabel+" {build_id: $build})-[r]->(:"+NodeLabel+" {build_id: $build}) RETURN nodes, count(r) AS rels",
+		map[string]any{"build": build})
+	if err != nil {
+		return 0, 0, err
+	}
+	nodes, _, err = neo4j.GetRecordValue[int64](res.Records[0], "nodes")
+	if err != nil {
+		return 0, 0, err
+	}
+	rels, _, err = neo4j.GetRecordValue[int64](res.Records[0], "rels")
+	return nodes, rels, err
+}
+
+// removeStale deletes the nodes (with their relationships) and the build
+// records of every other build of the graph, and the nodes of builds that
+// have no build record (left by kgforge before staged loads), in batches
+// through the build_id index. Other graphs are left alone.
+func (l *Loader) removeStale(ctx context.Context, graph, build string) (int64, error) {
+	res, err := l.read(ctx, "MATCH (b:"+BuildLabel+" {graph: $graph}) WHERE b.id <> $build RETURN b.id AS b "+
+		"UNION MATCH (n:"+NodeLabel+") WHERE NOT EXISTS { MATCH (:"+BuildLabel+" {id: n.build_id}) } RETURN DISTINCT n.build_id AS b",
+		map[string]any{"graph": graph, "build": build})
+	if err != nil {
+		return 0, err
+	}
 	var total int64
-	for _, q := range []string{
-		"MATCH (:" + NodeLabel + ")-[r]->(:" + NodeLabel + ") WHERE r.build_id <> $build WITH r LIMIT $limit DELETE r RETURN count(*) AS n",
-		"MATCH (n:" + NodeLabel + ") WHERE n.build_id <> $build WITH n LIMIT $limit DETACH DELETE n RETURN count(*) AS n",
-	} {
+	for _, rec := range res.Records {
+		old, _, err := neo4j.GetRecordValue[string](rec, "b")
+		if err != nil {
+			return total, err
+		}
 		for {
-			res, err := neo4j.ExecuteQuery(ctx, l.driver, q, map[string]any{"build": build, "limit": l.cfg.BatchSize},
-				neo4j.EagerResultTransformer, neo4j.ExecuteQueryWithDatabase(l.cfg.Database), neo4j.ExecuteQueryWithWritersRouting())
+			n, err := l.writeCount(ctx, "MATCH (n:"+NodeLabel+" {build_id: $old}) WITH n LIMIT $limit "+
+				"DETACH DELETE n RETURN count(*) AS n",
+				map[string]any{"old": old, "limit": l.cfg.BatchSize})
 			if err != nil {
-				return total, err
-			}
-			n, _, err := neo4j.GetRecordValue[int64](res.Records[0], "n")
-			if err != nil {
-				return total, err
+				return total, fmt.Errorf("build %s: %w", old, err)
 			}
 			total += n
 			if n == 0 {
 				break
 			}
 		}
+		if err := l.write(ctx, "MATCH (b:"+BuildLabel+" {id: $old}) DELETE b", map[string]any{"old": old}); err != nil {
+			return total, fmt.Errorf("build %s: %w", old, err)
+		}
 	}
 	return total, nil
 }
 
 // write runs one statement in a managed write transaction, which the driver
-// retries on transient errors; every statement kgforge sends is idempotent.
+// retries on transient errors and lost connections; every statement kgforge
+// sends is idempotent, so a retry after a commit whose answer was lost is
+// harmless.
 func (l *Loader) write(ctx context.Context, q string, params map[string]any) error {
-	s := l.driver.NewSession(ctx, neo4j.SessionConfig{DatabaseName: l.cfg.Database, AccessMode: neo4j.AccessModeWrite})
-	_, err := s.ExecuteWrite(ctx, func(tx neo4j.ManagedTransaction) (any, error) {
-		res, err := tx.Run(ctx, q, params)
-		if err != nil {
-			return nil, err
-		}
-		return res.Consume(ctx)
-	})
-	return errors.Join(err, s.Close(ctx))
+	_, err := l.writeCount(ctx, q, params)
+	return err
 }
 
-// Counts returns the number of kgforge nodes and relationships in the database.
-func (l *Loader) Counts(ctx context.Context) (nodes, rels int64, err error) {
-	res, err := neo4j.ExecuteQuery(ctx, l.driver,
-		"MATCH (n:"+NodeLabel+") WITH count(n) AS nodes OPTIONAL MATCH (:"+NodeLabel+")-[r]->(:"+NodeLabel+") RETURN nodes, count(r) AS rels",
-		nil, neo4j.EagerResultTransformer, neo4j.ExecuteQueryWithDatabase(l.cfg.Database))
+// writeCount is write for a statement that returns one integer column n.
+func (l *Loader) writeCount(ctx context.Context, q string, params map[string]any) (int64, error) {
+	s := l.driver.NewSession(ctx, neo4j.SessionConfig{DatabaseName: l.cfg.Database, AccessMode: neo4j.AccessModeWrite})
+	n, err := neo4j.ExecuteWrite(ctx, s, func(tx neo4j.ManagedTransaction) (int64, error) {
+		res, err := tx.Run(ctx, q, params)
+		if err != nil {
+			return 0, err
+		}
+		var n int64
+		if res.Next(ctx) {
+			if v, ok := res.Record().Get("n"); ok {
+				n, _ = v.(int64)
+			}
+		}
+		_, err = res.Consume(ctx)
+		return n, err
+	})
+	return n, errors.Join(err, s.Close(ctx))
+}
+
+func (l *Loader) read(ctx context.Context, q string, params map[string]any) (*neo4j.EagerResult, error) {
+	return neo4j.ExecuteQuery(ctx, l.driver, q, params, neo4j.EagerResultTransformer,
+		neo4j.ExecuteQueryWithDatabase(l.cfg.Database), neo4j.ExecuteQueryWithReadersRouting())
+}
+
+// Counts returns the number of nodes and relationships of the current build
+// of a graph.
+func (l *Loader) Counts(ctx context.Context, graph string) (nodes, rels int64, err error) {
+	cur, err := l.Current(ctx, graph)
+	if err != nil {
+		return 0, 0, fmt.Errorf("count neo4j graph: %w", err)
+	}
+	nodes, rels, err = l.countBuild(ctx, cur)
+	if err != nil {
+		return 0, 0, fmt.Errorf("count neo4j graph: %w", err)
+	}
+	return nodes, rels, nil
+}
+
+// Total returns the number of kgforge nodes and relationships of all builds.
+func (l *Loader) Total(ctx context.Context) (nodes, rels int64, err error) {
+	res, err := l.read(ctx, "MATCH (n:"+NodeLabel+") WITH count(n) AS nodes OPTIONAL MATCH (:"+NodeLabel+")-[r]->(:"+NodeLabel+") RETURN nodes, count(r) AS rels", nil)
 	if err != nil {
 		return 0, 0, fmt.Errorf("count neo4j graph: %w", err)
 	}
@@ -272,8 +462,7 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // query returns the first column of the first row of a read query, as a string.
 func (l *Loader) query(ctx context.Context, q string, params map[string]any) (string, error) {
-	res, err := neo4j.ExecuteQuery(ctx, l.driver, q, params, neo4j.EagerResultTransformer,
-		neo4j.ExecuteQueryWithDatabase(l.cfg.Database), neo4j.ExecuteQueryWithReadersRouting())
+	res, err := l.read(ctx, q, params)
 	if err != nil || len(res.Records) == 0 {
 		return "", err
 	}

@@ -2,9 +2,17 @@ package load
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
 	"os"
 	"regexp"
+	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"kgforge/bundle"
 	"kgforge/kg"
@@ -49,7 +57,8 @@ func FuzzSanitizers(f *testing.F) {
 	})
 }
 
-func integrationLoader(t *testing.T) *Loader {
+// neo4jAddr returns the Bolt URI of the test server, skipping without one.
+func neo4jURI(t *testing.T) string {
 	t.Helper()
 	if os.Getenv("KGFORGE_INTEGRATION") == "" {
 		t.Skip("KGFORGE_INTEGRATION not set; run make test")
@@ -58,7 +67,17 @@ func integrationLoader(t *testing.T) *Loader {
 	if uri == "" {
 		t.Fatal("KGFORGE_INTEGRATION is set but NEO4J_URI is not")
 	}
-	l, err := New(context.Background(), Config{URI: uri, Username: os.Getenv("NEO4J_USERNAME"), Password: os.Getenv("NEO4J_PASSWORD"), BatchSize: 2}, nil)
+	return uri
+}
+
+// newLoader connects to uri with a graph name of the test's own, so that
+// tests of other packages loading the same server are left alone.
+func newLoader(t *testing.T, uri string, batch int) *Loader {
+	t.Helper()
+	l, err := New(context.Background(), Config{
+		URI: uri, Username: os.Getenv("NEO4J_USERNAME"), Password: os.Getenv("NEO4J_PASSWORD"),
+		BatchSize: batch, Graph: "test-" + t.Name(),
+	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +88,7 @@ func integrationLoader(t *testing.T) *Loader {
 func buildBundle(t *testing.T, id string, g kg.Graph) *bundle.Bundle {
 	t.Helper()
 	out := t.TempDir()
-	w, err := bundle.Create(out, id)
+	w, err := bundle.Create(out, fmt.Sprintf("%s-%d", id, time.Now().UnixNano())) // new to the server on every run
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,10 +103,75 @@ func buildBundle(t *testing.T, id string, g kg.Graph) *bundle.Bundle {
 	return b
 }
 
-func TestLoaderIntegration_IdempotentAndInjectionSafe(t *testing.T) {
-	l := integrationLoader(t)
+// testGraph is a small entity graph: n nodes, about 3n relationships of a
+// few types, with properties; salt changes every description.
+func testGraph(n int, salt string) kg.Graph {
+	var g kg.Graph
+	types := []string{"Supplier", "Part", "Plant"}
+	for i := range n {
+		g.Nodes = append(g.Nodes, kg.Node{
+			ID: kg.ID("node", fmt.Sprint(i)), Name: fmt.Sprintf("entity %d", i), Kind: kg.NodeConcept,
+			Labels: []string{"Entity", types[i%len(types)]}, Description: fmt.Sprintf("entity number %d %s", i, salt),
+			ChunkIDs: []string{kg.ID("chunk", fmt.Sprint(i%7))}, Properties: map[string]string{"type": types[i%len(types)]},
+		})
+	}
+	preds := []string{"supplies", "located_in", "part_of", "delivered_to"}
+	for i := range n {
+		for k := 1; k <= 3; k++ {
+			j := (i*7 + k*13) % n
+			if j == i {
+				continue
+			}
+			p := preds[(i+k)%len(preds)]
+			src, dst := g.Nodes[i].ID, g.Nodes[j].ID
+			g.Edges = append(g.Edges, kg.Edge{ID: kg.EdgeID(src, p, dst), Src: src, Dst: dst, Type: p,
+				Confidence: 1, Evidence: fmt.Sprintf("entity %d %s entity %d", i, p, j), ChunkIDs: []string{kg.ID("chunk", fmt.Sprint(i%7))}})
+		}
+	}
+	return g
+}
+
+// graphState is the current build's graph as Neo4j holds it, as sorted
+// lines, so two states compare with slices.Equal.
+func graphState(t *testing.T, l *Loader) []string {
+	t.Helper()
 	ctx := context.Background()
-	hostile := []string{"`}) DETACH DELETE n //", "Company`:Admin", "Ｃompany", "x' OR 1=1 --"}
+	cur, err := l.Current(ctx, l.cfg.Graph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := l.read(ctx, "MATCH (n:"+NodeLabel+" {build_id: $b}) RETURN n.id + '|' + n.name + '|' + coalesce(n.description, '') AS line "+
+		"UNION ALL MATCH (a:"+NodeLabel+" {build_id: $b})-[r]->(c:"+NodeLabel+" {build_id: $b}) RETURN a.id + '-' + type(r) + '->' + c.id + '|' + r.id AS line",
+		map[string]any{"b": cur})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, r := range res.Records {
+		lines = append(lines, r.Values[0].(string))
+	}
+	slices.Sort(lines)
+	return lines
+}
+
+// bundleState is graphState for the graph of a bundle.
+func bundleState(g kg.Graph) []string {
+	var lines []string
+	for _, n := range g.Nodes {
+		lines = append(lines, n.ID+"|"+n.Name+"|"+n.Description)
+	}
+	for _, e := range g.Edges {
+		lines = append(lines, e.Src+"-"+RelType(e.Type)+"->"+e.Dst+"|"+e.ID)
+	}
+	slices.Sort(lines)
+	return lines
+}
+
+func TestLoaderIntegration_IdempotentAndInjectionSafe(t *testing.T) {
+	l := newLoader(t, neo4jURI(t), 2)
+	ctx := context.Background()
+	graph := l.cfg.Graph
+	hostile := []string{"`}) DETACH DELETE n //", "Company`:Admin", "Ｃompany", "x' OR 1=1 --", "a]->() MATCH (m) DETACH DELETE m //", "Кompany\u200b"}
 	g := kg.Graph{}
 	for i, h := range hostile {
 		id := kg.ID("n", h)
@@ -97,38 +181,238 @@ func TestLoaderIntegration_IdempotentAndInjectionSafe(t *testing.T) {
 		}
 	}
 	g.Nodes = append(g.Nodes, kg.Node{ID: "doc1", Name: "a.md", Kind: kg.NodeDocument, Labels: []string{"Document"}})
+	// A sentinel of another graph: nothing this test loads may touch it.
+	other := newLoader(t, l.cfg.URI, 10)
+	other.cfg.Graph = graph + "-other"
+	if _, err := other.Load(ctx, buildBundle(t, "other-1", testGraph(5, "x"))); err != nil {
+		t.Fatal(err)
+	}
 
-	b1 := buildBundle(t, "build-1", g)
+	b1 := buildBundle(t, "build-1-"+t.Name(), g)
 	st, err := l.Load(ctx, b1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	nodes, rels, err := l.Counts(ctx)
+	if got, want := graphState(t, l), bundleState(g); !slices.Equal(got, want) {
+		t.Fatalf("after load neo4j holds\n%q\nwant\n%q", got, want)
+	}
+	if st.Nodes != len(g.Nodes) || st.Relationships != len(g.Edges) || st.AlreadyLoaded {
+		t.Errorf("stats %+v", st)
+	}
+	// Labels and types are strict identifiers; the hostile text is data.
+	for _, q := range []string{
+		"MATCH (n:" + NodeLabel + " {build_id: $b}) UNWIND labels(n) AS x RETURN DISTINCT x",
+		"MATCH (:" + NodeLabel + " {build_id: $b})-[r]->() RETURN DISTINCT type(r)",
+	} {
+		res, err := l.read(ctx, q, map[string]any{"b": b1.Manifest.BuildID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res.Records {
+			x := r.Values[0].(string)
+			if !labelRe.MatchString(x) && !relRe.MatchString(x) {
+				t.Errorf("label or type %q is not a strict identifier", x)
+			}
+		}
+	}
+	res, err := l.query(ctx, "MATCH (n:"+NodeLabel+" {id: $id, build_id: $b}) RETURN n.type", map[string]any{"id": g.Nodes[0].ID, "b": b1.Manifest.BuildID})
+	if err != nil || res != hostile[0] {
+		t.Errorf("type property = %q, %v; want the text as it was", res, err)
+	}
+
+	// The same bundle again changes nothing and writes nothing.
+	before := graphState(t, l)
+	st, err = l.Load(ctx, b1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if nodes != int64(len(g.Nodes)) || rels != int64(len(g.Edges)) || st.Nodes != len(g.Nodes) {
-		t.Fatalf("after load: %d nodes %d rels, want %d %d", nodes, rels, len(g.Nodes), len(g.Edges))
+	if !st.AlreadyLoaded || !slices.Equal(graphState(t, l), before) {
+		t.Errorf("reload: stats %+v, graph changed: %v", st, !slices.Equal(graphState(t, l), before))
 	}
-	// The same bundle again changes nothing.
+
+	// A new build without the hostile nodes replaces the old graph.
+	g2 := kg.Graph{Nodes: g.Nodes[len(g.Nodes)-1:]}
+	st, err = l.Load(ctx, buildBundle(t, "build-2-"+t.Name(), g2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := graphState(t, l); !slices.Equal(got, bundleState(g2)) || st.StaleRemoved != int64(len(g.Nodes)) || st.Previous != b1.Manifest.BuildID {
+		t.Errorf("after build-2: %q, stats %+v", got, st)
+	}
+	if n, r, err := other.Counts(ctx, other.cfg.Graph); err != nil || n != 5 || r == 0 {
+		t.Errorf("the other graph: %d nodes %d relationships, %v", n, r, err)
+	}
+}
+
+func TestLoaderIntegration_FailedLoadLeavesPreviousBuild(t *testing.T) {
+	uri := neo4jURI(t)
+	ctx := context.Background()
+	g1, g2 := testGraph(300, "one"), testGraph(400, "two")
+	l := newLoader(t, uri, 50)
+	b1 := buildBundle(t, "fail-1-"+t.Name(), g1)
 	if _, err := l.Load(ctx, b1); err != nil {
 		t.Fatal(err)
 	}
-	if n2, r2, _ := l.Counts(ctx); n2 != nodes || r2 != rels {
-		t.Errorf("reload changed counts: %d %d -> %d %d", nodes, rels, n2, r2)
-	}
-	// Names came through as data, untouched.
-	res, err := l.query(ctx, "MATCH (n:KGNode {id: $id}) RETURN n.name AS name", map[string]any{"id": g.Nodes[0].ID})
-	if err != nil || res != hostile[0] {
-		t.Errorf("name = %q, %v", res, err)
-	}
-	// A new build without the hostile nodes replaces the old graph.
-	g2 := kg.Graph{Nodes: g.Nodes[len(g.Nodes)-1:]}
-	st, err = l.Load(ctx, buildBundle(t, "build-2", g2))
+	want := bundleState(g1)
+
+	// The connection dies for good half-way through the second build.
+	p := startProxy(t, uri)
+	p.killAfter(60_000, true)
+	lp, err := New(ctx, Config{
+		URI: p.uri(), Username: os.Getenv("NEO4J_USERNAME"), Password: os.Getenv("NEO4J_PASSWORD"),
+		BatchSize: 50, Graph: l.cfg.Graph, RetryTime: 3 * time.Second,
+	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n3, r3, _ := l.Counts(ctx); n3 != 1 || r3 != 0 || st.StaleRemoved == 0 {
-		t.Errorf("after build-2: %d nodes %d rels, removed %d", n3, r3, st.StaleRemoved)
+	t.Cleanup(func() { _ = lp.Close(ctx) })
+	b2 := buildBundle(t, "fail-2-"+t.Name(), g2)
+	if _, err := lp.Load(ctx, b2); err == nil {
+		t.Fatal("load through a dead connection succeeded")
+	}
+	if p.killed.Load() == 0 {
+		t.Fatal("the proxy never cut the connection")
+	}
+	if got := graphState(t, l); !slices.Equal(got, want) {
+		t.Fatalf("after a failed load the graph is not the previous build: %d lines, want %d", len(got), len(want))
+	}
+	if cur, _ := l.Current(ctx, l.cfg.Graph); cur != b1.Manifest.BuildID {
+		t.Errorf("current = %s, want %s", cur, b1.Manifest.BuildID)
+	}
+	// Loading it again over a good connection resumes and switches.
+	st, err := l.Load(ctx, b2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := graphState(t, l); !slices.Equal(got, bundleState(g2)) {
+		t.Errorf("after the retried load: %d lines, want %d", len(got), len(bundleState(g2)))
+	}
+	if n, _, err := l.countBuild(ctx, b1.Manifest.BuildID); err != nil || n != 0 || st.StaleRemoved != int64(len(g1.Nodes)) {
+		t.Errorf("previous build left %d nodes (%v); stats %+v", n, err, st)
+	}
+}
+
+func TestLoaderIntegration_ConnectionKilledMidLoad(t *testing.T) {
+	uri := neo4jURI(t)
+	ctx := context.Background()
+	g := testGraph(500, "kill")
+	p := startProxy(t, uri)
+	for _, after := range []int64{40_000, 150_000} {
+		p.killAfter(after, false)
+		l := newLoader(t, p.uri(), 40)
+		l.cfg.Graph = fmt.Sprintf("%s-%d", l.cfg.Graph, after)
+		st, err := l.Load(ctx, buildBundle(t, fmt.Sprintf("kill-%d-%s", after, t.Name()), g))
+		if err != nil {
+			t.Fatalf("cut after %d bytes: %v", after, err)
+		}
+		if p.killed.Load() == 0 {
+			t.Fatalf("cut after %d bytes: the proxy never cut (the load sent fewer bytes)", after)
+		}
+		p.killed.Store(0)
+		if got := graphState(t, l); !slices.Equal(got, bundleState(g)) || st.Nodes != len(g.Nodes) {
+			t.Errorf("cut after %d bytes: neo4j holds %d lines, want %d", after, len(got), len(bundleState(g)))
+		}
+	}
+}
+
+// proxy forwards Bolt connections to Neo4j and can cut every connection
+// once the clients have sent a number of bytes, like a network that fails
+// in the middle of a transaction or its commit.
+type proxy struct {
+	ln      net.Listener
+	target  string
+	mu      sync.Mutex
+	conns   []net.Conn
+	sent    atomic.Int64
+	limit   atomic.Int64
+	dead    atomic.Bool // refuse every connection from now on
+	killed  atomic.Int64
+	forGood bool
+}
+
+func startProxy(t *testing.T, uri string) *proxy {
+	t.Helper()
+	u, err := url.Parse(uri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proxy{ln: ln, target: u.Host}
+	t.Cleanup(func() { _ = ln.Close(); p.cut() })
+	go p.serve()
+	return p
+}
+
+func (p *proxy) uri() string { return "bolt://" + p.ln.Addr().String() }
+
+// killAfter arms the proxy: once clients have sent n more bytes, every open
+// connection is closed; forGood also refuses every later connection.
+func (p *proxy) killAfter(n int64, forGood bool) {
+	p.mu.Lock()
+	p.forGood = forGood
+	p.mu.Unlock()
+	p.limit.Store(p.sent.Load() + n)
+}
+
+func (p *proxy) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.conns {
+		_ = c.Close()
+	}
+	p.conns = nil
+	if p.forGood {
+		p.dead.Store(true)
+	}
+	p.killed.Add(1)
+}
+
+func (p *proxy) serve() {
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		if p.dead.Load() {
+			_ = c.Close()
+			continue
+		}
+		s, err := net.Dial("tcp", p.target)
+		if err != nil {
+			_ = c.Close()
+			continue
+		}
+		p.mu.Lock()
+		p.conns = append(p.conns, c, s)
+		p.mu.Unlock()
+		go func() { _, _ = io.Copy(c, s) }()
+		go func() {
+			buf := make([]byte, 4096)
+			for {
+				n, err := c.Read(buf)
+				if n > 0 {
+					if lim := p.limit.Load(); lim > 0 && p.sent.Add(int64(n)) >= lim && p.limit.CompareAndSwap(lim, 0) {
+						// Forward the bytes that crossed the line, then cut:
+						// the statement or commit reaches the server, its
+						// answer never reaches the client.
+						_, _ = s.Write(buf[:n])
+						p.cut()
+						return
+					}
+					if lim := p.limit.Load(); lim == 0 {
+						p.sent.Add(int64(n))
+					}
+					if _, err := s.Write(buf[:n]); err != nil {
+						return
+					}
+				}
+				if err != nil {
+					return
+				}
+			}
+		}()
 	}
 }

@@ -67,11 +67,11 @@ func TestBuildIntegration(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = l.Close(ctx) })
-	nodes, rels, err := l.Counts(ctx)
+	m := b1.Manifest
+	nodes, rels, err := l.Counts(ctx, m.Pipeline)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := b1.Manifest
 	if nodes != m.Counts["nodes"] || rels != m.Counts["edges"] {
 		t.Errorf("neo4j has %d nodes %d relationships, bundle %d %d", nodes, rels, m.Counts["nodes"], m.Counts["edges"])
 	}
@@ -97,8 +97,11 @@ func TestBuildIntegration(t *testing.T) {
 			t.Errorf("%s ids differ between two builds of the unchanged example", kind)
 		}
 	}
-	if n2, r2, _ := l.Counts(ctx); n2 != nodes || r2 != rels {
+	if n2, r2, _ := l.Counts(ctx, m.Pipeline); n2 != nodes || r2 != rels {
 		t.Errorf("reloading the same graph changed neo4j: %d %d -> %d %d", nodes, rels, n2, r2)
+	}
+	if cur, err := l.Current(ctx, m.Pipeline); err != nil || cur != second.BuildID {
+		t.Errorf("current build in neo4j = %q (%v), want %s", cur, err, second.BuildID)
 	}
 }
 

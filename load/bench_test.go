@@ -1,0 +1,186 @@
+package load
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"kgforge/bench/synth"
+	"kgforge/bundle"
+	"kgforge/kg"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+)
+
+// The Neo4j load benchmarks run against the server of scripts/neo4j.sh
+// (bench/neo4j.sh runs them and prints the table of docs/benchmarks.md):
+//
+//	KGFORGE_INTEGRATION=1 go test ./load -run '^$' -bench Neo4j -benchtime 1x -timeout 2h
+//
+// KGFORGE_BENCH_NODES and KGFORGE_BENCH_RELS size the synthetic graph
+// (default 100,000 and 300,000); KGFORGE_BENCH_NAIVE is the number of
+// triplets the naive loader gets (default 10,000: it is measured as a rate).
+
+func benchSize(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+// benchBundle writes the synthetic graph as a bundle once per process.
+func benchBundle(b *testing.B, id string) (*bundle.Bundle, kg.Graph) {
+	b.Helper()
+	g := synth.Graph(benchSize("KGFORGE_BENCH_NODES", 100_000), benchSize("KGFORGE_BENCH_RELS", 300_000), 1)
+	out := b.TempDir()
+	w, err := bundle.Create(out, id)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := w.Commit(bundle.Contents{Graph: g}, bundle.Manifest{Pipeline: "bench"}); err != nil {
+		b.Fatal(err)
+	}
+	bu, err := bundle.Open(out)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = bu.Close() })
+	return bu, g
+}
+
+func benchLoader(b *testing.B, batch int) *Loader {
+	b.Helper()
+	if os.Getenv("KGFORGE_INTEGRATION") == "" || os.Getenv("NEO4J_URI") == "" {
+		b.Skip("needs KGFORGE_INTEGRATION=1 and NEO4J_URI (make services)")
+	}
+	l, err := New(context.Background(), Config{
+		URI: os.Getenv("NEO4J_URI"), Username: os.Getenv("NEO4J_USERNAME"), Password: os.Getenv("NEO4J_PASSWORD"),
+		BatchSize: batch, Graph: "bench",
+	}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = l.Close(context.Background()) })
+	return l
+}
+
+// heapPeak samples the Go heap in use until stop is called and returns the
+// peak above the heap at the start.
+func heapPeak() (stop func() uint64) {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapInuse
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			if m.HeapInuse > base && m.HeapInuse-base > peak.Load() {
+				peak.Store(m.HeapInuse - base)
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() uint64 { close(done); return peak.Load() }
+}
+
+// BenchmarkNeo4jLoad loads the synthetic graph as a new build (staged beside
+// the previous one, switched, the previous removed), once per batch size,
+// then reloads the same bundle.
+func BenchmarkNeo4jLoad(b *testing.B) {
+	for _, batch := range []int{250, 1000, 5000} {
+		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
+			l := benchLoader(b, batch)
+			bu, _ := benchBundle(b, fmt.Sprintf("bench-%d-%d", batch, time.Now().UnixNano()))
+			ctx := context.Background()
+			b.ResetTimer()
+			for range b.N {
+				stop := heapPeak()
+				st, err := l.Load(ctx, bu)
+				peak := stop()
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(st.Nodes)/st.NodesTime.Seconds(), "nodes/s")
+				b.ReportMetric(float64(st.Relationships)/st.RelsTime.Seconds(), "rels/s")
+				b.ReportMetric(st.Duration.Seconds(), "s/load")
+				b.ReportMetric(float64(peak)/(1<<20), "MiB-heap-peak")
+				b.ReportMetric(float64(st.StaleRemoved), "stale-nodes")
+				start := time.Now()
+				st, err = l.Load(ctx, bu)
+				if err != nil || !st.AlreadyLoaded {
+					b.Fatalf("reload: %+v, %v", st, err)
+				}
+				b.ReportMetric(time.Since(start).Seconds(), "s/reload")
+			}
+		})
+	}
+}
+
+// BenchmarkNeo4jNaive loads triplets the way most LLM graph builders do: one
+// auto-commit statement per triplet that MERGEs both ends by name and the
+// relationship between them (with an index on the name, which is the best
+// case for it). It runs on the first KGFORGE_BENCH_NAIVE facts of the same
+// graph and reports the rate, to compare with rels/s of BenchmarkNeo4jLoad.
+func BenchmarkNeo4jNaive(b *testing.B) {
+	l := benchLoader(b, 1000)
+	g := synth.Graph(benchSize("KGFORGE_BENCH_NODES", 100_000), benchSize("KGFORGE_BENCH_RELS", 300_000), 1)
+	names := map[string]kg.Node{}
+	for _, n := range g.Nodes {
+		names[n.ID] = n
+	}
+	limit := benchSize("KGFORGE_BENCH_NAIVE", 10_000)
+	ctx := context.Background()
+	if err := l.write(ctx, "CREATE INDEX naive_name IF NOT EXISTS FOR (n:NaiveEntity) ON (n.name)", nil); err != nil {
+		b.Fatal(err)
+	}
+	clean := func() {
+		for {
+			n, err := l.writeCount(ctx, "MATCH (n:NaiveEntity) WITH n LIMIT 5000 DETACH DELETE n RETURN count(*) AS n", nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if n == 0 {
+				return
+			}
+		}
+	}
+	clean()
+	b.Cleanup(clean)
+	b.ResetTimer()
+	for range b.N {
+		start := time.Now()
+		done := 0
+		for _, e := range g.Edges {
+			if done == limit {
+				break
+			}
+			s, o := names[e.Src], names[e.Dst]
+			_, err := neo4j.ExecuteQuery(ctx, l.driver,
+				"MERGE (a:NaiveEntity {name: $s}) SET a.description = $sd "+
+					"MERGE (b:NaiveEntity {name: $o}) SET b.description = $od "+
+					"MERGE (a)-[r:RELATED {type: $p}]->(b) SET r.evidence = $ev, r.confidence = $c",
+				map[string]any{"s": s.Name, "sd": s.Description, "o": o.Name, "od": o.Description, "p": e.Type, "ev": e.Evidence, "c": e.Confidence},
+				neo4j.EagerResultTransformer, neo4j.ExecuteQueryWithDatabase(l.cfg.Database))
+			if err != nil {
+				b.Fatal(err)
+			}
+			done++
+		}
+		b.ReportMetric(float64(done)/time.Since(start).Seconds(), "rels/s")
+		b.ReportMetric(float64(done), "triplets")
+	}
+}
