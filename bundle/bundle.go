@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -25,7 +26,7 @@ const Format = "kgforge-bundle"
 
 // Version is the format version this package writes. A reader of 1.x
 // accepts any 1.y: minor versions only add files, columns or manifest fields.
-const Version = "1.1"
+const Version = "1.2"
 
 // LatestLink is the name of the symbolic link to the newest bundle in an
 // output directory.
@@ -42,17 +43,18 @@ var (
 // Manifest describes a bundle: what built it, from what, and a checksum of
 // every file.
 type Manifest struct {
-	Format         string              `json:"format"`
-	Version        string              `json:"version"`
-	BuildID        string              `json:"build_id"`
-	Created        time.Time           `json:"created"`
-	Pipeline       string              `json:"pipeline"`
-	PipelineSHA256 string              `json:"pipeline_sha256"`
-	Models         map[string]Model    `json:"models"`
-	Prompts        map[string]string   `json:"prompts"` // prompt file → version
-	Sources        []ManifestSource    `json:"sources"`
-	Counts         map[string]int64    `json:"counts"` // rows per table: nodes, edges, chunks, …
-	Files          map[string]FileInfo `json:"files"`
+	Format         string                `json:"format"`
+	Version        string                `json:"version"`
+	BuildID        string                `json:"build_id"`
+	Created        time.Time             `json:"created"`
+	Pipeline       string                `json:"pipeline"`
+	PipelineSHA256 string                `json:"pipeline_sha256"`
+	Models         map[string]Model      `json:"models"`
+	Prompts        map[string]string     `json:"prompts"` // prompt file → version
+	Sources        []ManifestSource      `json:"sources"`
+	Counts         map[string]int64      `json:"counts"`  // rows per table: nodes, edges, chunks, …, vectors:NAME
+	Vectors        map[string]VectorInfo `json:"vectors"` // vector set name → model, dim, rows (since 1.2)
+	Files          map[string]FileInfo   `json:"files"`
 }
 
 // Model names a model and its digest on the server that ran it.
@@ -83,6 +85,7 @@ type Contents struct {
 	Triplets []kg.Triplet
 	Tables   []kg.Table
 	Graph    kg.Graph
+	Vectors  []VectorSet // embeddings, one file each; none writes no file
 }
 
 // Writer builds one bundle in a temporary directory beside its destination.
@@ -96,7 +99,7 @@ type Writer struct {
 
 // Create starts a bundle with the given build id under outDir.
 func Create(outDir, buildID string) (*Writer, error) {
-	if buildID == "" || strings.ContainsAny(buildID, `/\`) || buildID == "." || buildID == ".." || buildID == LatestLink {
+	if !validBuildID(buildID) {
 		return nil, fmt.Errorf("create bundle in %s: invalid build id %q", outDir, buildID)
 	}
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
@@ -139,6 +142,9 @@ func (w *Writer) Commit(c Contents, m Manifest) (string, error) {
 }
 
 func (w *Writer) commit(c Contents, m *Manifest) error {
+	if err := checkVectorSets(c.Vectors); err != nil {
+		return fmt.Errorf("commit bundle %s: %w", w.buildID, err)
+	}
 	if w.data == nil {
 		if _, err := w.Data(context.Background(), duck.Settings{}); err != nil {
 			return err
@@ -175,6 +181,14 @@ func (w *Writer) commit(c Contents, m *Manifest) error {
 	}
 	for _, t := range c.Tables {
 		m.Counts["rows:"+t.Name] = t.Rows
+	}
+	m.Vectors = map[string]VectorInfo{}
+	for _, v := range c.Vectors {
+		if err := writeVectors(filepath.Join(w.tmp, VectorsFile(v.Name)), v); err != nil {
+			return fmt.Errorf("commit bundle: %w", err)
+		}
+		m.Counts["vectors:"+v.Name] = int64(len(v.IDs))
+		m.Vectors[v.Name] = VectorInfo{Model: v.Model, Dim: v.Dim, Rows: int64(len(v.IDs))}
 	}
 	m.Sources = make([]ManifestSource, len(c.Sources))
 	for i, s := range c.Sources {
@@ -279,14 +293,29 @@ func checksum(path string) (_ FileInfo, err error) {
 
 // Bundle is an opened, verified bundle.
 type Bundle struct {
-	Dir      string
+	Dir      string // the bundle's directory; for an archive, where it was extracted
+	Archive  string // the .tar file it was opened from, or ""
 	Manifest Manifest
 	root     *os.Root
+	tmp      string // the private directory an archive was extracted into
 }
 
-// Open opens the bundle at dir, or the one dir's latest link points to, and
-// verifies its manifest, its file list and every checksum.
-func Open(dir string) (*Bundle, error) {
+// Open opens the bundle at path and verifies its manifest, its file list and
+// every checksum. path is a bundle directory, an output directory whose
+// latest link points to one, or a .tar archive written by Pack, which is
+// extracted into a private temporary directory that Close removes (the
+// rules extraction enforces are listed at extract and in docs/bundle.md).
+func Open(path string) (*Bundle, error) {
+	if st, err := os.Stat(path); err == nil && !st.IsDir() {
+		if !strings.HasSuffix(path, ArchiveExt) {
+			return nil, fmt.Errorf("open bundle %s: %w: not a directory or a %s archive", path, ErrInvalid, ArchiveExt)
+		}
+		return openArchive(path)
+	}
+	return openDir(path)
+}
+
+func openDir(dir string) (*Bundle, error) {
 	if _, err := os.Lstat(filepath.Join(dir, LatestLink)); err == nil {
 		target, err := os.Readlink(filepath.Join(dir, LatestLink))
 		if err != nil {
@@ -308,6 +337,9 @@ func Open(dir string) (*Bundle, error) {
 	return b, nil
 }
 
+// name is how errors name the bundle: its archive, else its directory.
+func (b *Bundle) name() string { return cmp.Or(b.Archive, b.Dir) }
+
 func (b *Bundle) verify() error {
 	raw, err := b.root.ReadFile(ManifestFile)
 	if err != nil {
@@ -328,6 +360,9 @@ func (b *Bundle) verify() error {
 		if _, ok := m.Files[required]; !ok {
 			return fmt.Errorf("%w: manifest lists no %s", ErrInvalid, required)
 		}
+	}
+	if err := checkManifestVectors(m); err != nil {
+		return err
 	}
 	names := make([]string, 0, len(m.Files))
 	for name := range m.Files {
@@ -358,8 +393,16 @@ func (b *Bundle) verify() error {
 	return nil
 }
 
-// Close releases the bundle.
-func (b *Bundle) Close() error { return b.root.Close() }
+// Close releases the bundle and removes the directory an archive was
+// extracted into.
+func (b *Bundle) Close() error {
+	err := b.root.Close()
+	if b.tmp != "" {
+		err = errors.Join(err, os.RemoveAll(b.tmp))
+		b.tmp = ""
+	}
+	return err
+}
 
 // Files returns the names of the bundle's files, sorted.
 func (b *Bundle) Files() []string {
@@ -375,11 +418,11 @@ func (b *Bundle) Files() []string {
 // would leave the bundle is refused with ErrEscape.
 func (b *Bundle) ReadFile(name string, limit int64) (_ []byte, err error) {
 	if !fs.ValidPath(name) || strings.ContainsRune(name, '/') {
-		return nil, fmt.Errorf("read %q from bundle %s: %w", name, b.Dir, ErrEscape)
+		return nil, fmt.Errorf("read %q from bundle %s: %w", name, b.name(), ErrEscape)
 	}
 	f, err := b.root.Open(name)
 	if err != nil {
-		return nil, fmt.Errorf("read %q from bundle %s: %w", name, b.Dir, err)
+		return nil, fmt.Errorf("read %q from bundle %s: %w", name, b.name(), err)
 	}
 	defer func() { err = errors.Join(err, f.Close()) }()
 	return io.ReadAll(io.LimitReader(f, limit))
@@ -415,7 +458,7 @@ func (b *Bundle) Tables() ([]kg.Table, error) {
 	}
 	var t []kg.Table
 	if err := json.Unmarshal(raw, &t); err != nil {
-		return nil, fmt.Errorf("read %s from bundle %s: %w", TablesFile, b.Dir, err)
+		return nil, fmt.Errorf("read %s from bundle %s: %w", TablesFile, b.name(), err)
 	}
 	return t, nil
 }

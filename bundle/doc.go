@@ -5,5 +5,12 @@
 // version, a missing file, a checksum mismatch or a path that escapes the
 // bundle.
 //
-// It is the only package that imports arrow-go and its Parquet writer.
+// Vector sets are Arrow IPC files that Bundle.Vectors memory-maps. Pack
+// writes a bundle as one .tar archive, which Open accepts as well as a
+// directory: it extracts it into a private temporary directory under strict
+// rules (no links, no path outside the one top directory, every entry
+// listed in the manifest with its size) and verifies it as a directory.
+//
+// It is the only package that imports arrow-go, its Parquet writer and its
+// IPC format.
 package bundle

@@ -37,3 +37,21 @@ func TestDocs_DuckDBQueryRuns(t *testing.T) {
 		t.Errorf("got %q %q %q %q", subject, predicate, object, evidence)
 	}
 }
+
+// TestDocs_VersionAndFiles checks that docs/bundle.md names the version this
+// package writes and every file of a bundle.
+func TestDocs_VersionAndFiles(t *testing.T) {
+	raw, err := os.ReadFile("../docs/bundle.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(raw)
+	if want := "now `" + Version + "`"; !strings.Contains(doc, want) {
+		t.Errorf("docs/bundle.md does not say %s", want)
+	}
+	for _, f := range []string{ManifestFile, NodesFile, EdgesFile, ChunksFile, SourcesFile, TripletsFile, MergesFile, TablesFile, DataFile, VectorsFile("NAME")} {
+		if !strings.Contains(doc, "`"+f+"`") {
+			t.Errorf("docs/bundle.md does not document %s", f)
+		}
+	}
+}

@@ -71,5 +71,6 @@ func bundleCmd(*globals) *cobra.Command {
 			return nil
 		},
 	})
+	cmd.AddCommand(packCmd())
 	return cmd
 }
