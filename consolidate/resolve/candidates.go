@@ -1,0 +1,342 @@
+package resolve
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math/rand"
+	"slices"
+	"time"
+
+	"github.com/coder/hnsw"
+)
+
+// cand is a candidate pair i < j and the kinds of blocking keys they share.
+type cand struct {
+	i, j int32
+	keys keyKind
+}
+
+// candidates returns every candidate pair once, sorted: pairs sharing a
+// blocking key and pairs of near neighbours, of compatible types, leaving
+// out keep-apart entities.
+func (r *resolver) candidates(ctx context.Context) ([]cand, error) {
+	r.indexTypes()
+	keyed := r.keyCandidates()
+	r.stats.KeyPairs = len(keyed)
+	near, err := r.vectorCandidates(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.stats.VectorPairs = len(near)
+	all := append(keyed, near...) //nolint:gocritic // keyed is not used again
+	slices.SortFunc(all, func(a, b cand) int { return cmp.Or(cmp.Compare(a.i, b.i), cmp.Compare(a.j, b.j)) })
+	out := all[:0]
+	for _, c := range all {
+		if n := len(out); n > 0 && out[n-1].i == c.i && out[n-1].j == c.j {
+			out[n-1].keys |= c.keys
+			continue
+		}
+		out = append(out, c)
+	}
+	r.stats.Candidates = len(out)
+	return out, nil
+}
+
+// indexTypes numbers the folded types and tabulates their compatibility.
+func (r *resolver) indexTypes() {
+	ids := map[string]int32{}
+	var names []string
+	for i := range r.feat {
+		if _, ok := ids[r.feat[i].typ]; !ok {
+			names = append(names, r.feat[i].typ)
+			ids[r.feat[i].typ] = 0
+		}
+	}
+	slices.Sort(names)
+	for k, t := range names {
+		ids[t] = int32(k)
+	}
+	r.typeNames = names
+	r.typeOf = make([]int32, len(r.feat))
+	for i := range r.feat {
+		r.typeOf[i] = ids[r.feat[i].typ]
+	}
+	r.typeOK = make([][]bool, len(names))
+	for a := range names {
+		r.typeOK[a] = make([]bool, len(names))
+		for b := range names {
+			r.typeOK[a][b] = r.compat.ok(names[a], names[b])
+		}
+	}
+}
+
+// compatible reports whether entities i and j may merge by type.
+func (r *resolver) compatible(i, j int) bool { return r.typeOK[r.typeOf[i]][r.typeOf[j]] }
+
+// keyCandidates returns the pairs that share a blocking key.
+func (r *resolver) keyCandidates() []cand {
+	var out []cand
+	add := func(i, j int, k keyKind) {
+		if i > j {
+			i, j = j, i
+		}
+		if i != j && r.compatible(i, j) {
+			out = append(out, cand{i: int32(i), j: int32(j), keys: k})
+		}
+	}
+	blocks := func(kind keyKind, key func(*features) string) {
+		m := map[string][]int32{}
+		for i := range r.feat {
+			if k := key(&r.feat[i]); k != "" && !r.keepApart[i] {
+				m[k] = append(m[k], int32(i))
+			}
+		}
+		for _, b := range m {
+			if len(b) > r.cfg.MaxBlockSize {
+				if kind == keyName {
+					r.star(b, add)
+				}
+				continue
+			}
+			for x := range b {
+				for y := x + 1; y < len(b); y++ {
+					add(int(b[x]), int(b[y]), kind)
+				}
+			}
+		}
+	}
+	blocks(keyName, func(f *features) string { return f.name })
+	if r.keys.corporate {
+		blocks(keySuffix, func(f *features) string { return f.suffix })
+		blocks(keyPlural, func(f *features) string { return f.plural })
+	}
+	if r.keys.acronyms {
+		short, long := map[string][]int32{}, map[string][]int32{}
+		for i := range r.feat {
+			if r.keepApart[i] {
+				continue
+			}
+			if a := r.feat[i].acrShort; a != "" {
+				short[a] = append(short[a], int32(i))
+			}
+			for _, a := range r.feat[i].acrLong {
+				long[a] = append(long[a], int32(i))
+			}
+		}
+		for a, s := range short {
+			l := long[a]
+			if len(l) == 0 || len(s) > r.cfg.MaxBlockSize || len(l) > r.cfg.MaxBlockSize {
+				continue
+			}
+			for _, i := range s {
+				for _, j := range l {
+					add(int(i), int(j), keyAcronym)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// star links a block of equal names too large for all its pairs: each
+// member to the first earlier member it is compatible with and to the first
+// earlier member of its own type, which connects every type-compatible
+// member without a quadratic number of pairs.
+func (r *resolver) star(b []int32, add func(i, j int, k keyKind)) {
+	firstOfType := map[int32]int32{}
+	for y, j := range b {
+		if first, ok := firstOfType[r.typeOf[j]]; ok {
+			add(int(first), int(j), keyName)
+		} else {
+			firstOfType[r.typeOf[j]] = j
+		}
+		for _, i := range b[:y] {
+			if r.compatible(int(i), int(j)) {
+				add(int(i), int(j), keyName)
+				break
+			}
+		}
+	}
+}
+
+// vectorCandidates returns, for every entity with a vector, its K nearest
+// type-compatible neighbours with cosine ≥ Low, as pairs i < j. Entities
+// are compared within groups: the connected components of the type
+// compatibility relation over the types present (an unknown type joins
+// every type into one group).
+func (r *resolver) vectorCandidates(ctx context.Context) ([]cand, error) {
+	uf := newUnionFind(len(r.typeNames))
+	for a := range r.typeNames {
+		for b := a + 1; b < len(r.typeNames); b++ {
+			if r.typeOK[a][b] {
+				uf.union(a, b)
+			}
+		}
+	}
+	groupOf := make([]int, len(r.typeNames))
+	for g, types := range uf.groups(1) {
+		for _, t := range types {
+			groupOf[t] = g
+		}
+	}
+	members := make([][]int32, uf.sets)
+	for i := range r.ents {
+		if r.hasVec[i] && !r.keepApart[i] {
+			g := groupOf[r.typeOf[i]]
+			members[g] = append(members[g], int32(i))
+		}
+	}
+	var out []cand
+	for _, m := range members {
+		if len(m) < 2 {
+			continue
+		}
+		r.stats.Groups++
+		var (
+			pairs []cand
+			err   error
+		)
+		if len(m) < r.cfg.ExactLimit {
+			r.stats.ExactGroups++
+			pairs, err = r.exact(ctx, m)
+		} else {
+			r.stats.IndexedGroups++
+			pairs, err = r.indexed(ctx, m)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, pairs...)
+	}
+	return out, nil
+}
+
+// neighbour is one entity near another, with their cosine.
+type neighbour struct {
+	j int32
+	c float32
+}
+
+// better orders neighbours by cosine, highest first, then by index.
+func better(a, b neighbour) int { return cmp.Or(cmp.Compare(b.c, a.c), cmp.Compare(a.j, b.j)) }
+
+// topK appends to out the pairs of i with its best K neighbours.
+func (r *resolver) topK(out []cand, i int32, ns []neighbour) []cand {
+	slices.SortFunc(ns, better)
+	for _, n := range ns[:min(len(ns), r.cfg.K)] {
+		a, b := min(i, n.j), max(i, n.j)
+		out = append(out, cand{i: a, j: b})
+	}
+	return out
+}
+
+// exact compares every pair of a group's members, in parallel.
+func (r *resolver) exact(ctx context.Context, m []int32) ([]cand, error) {
+	low := float32(r.cfg.Low)
+	type hit struct{ a, b int32 } // positions in m
+	found := make([][]hit, r.cfg.Workers)
+	cosines := make([][]float32, r.cfg.Workers)
+	parallelChunks(len(m), r.cfg.Workers, 8, func(w, lo, hi int) {
+		if ctx.Err() != nil {
+			return
+		}
+		for a := lo; a < hi; a++ {
+			i := int(m[a])
+			vi := r.vec(i)
+			for b := a + 1; b < len(m); b++ {
+				j := int(m[b])
+				if !r.compatible(i, j) {
+					continue
+				}
+				if c := dot(vi, r.vec(j)); c >= low {
+					found[w] = append(found[w], hit{int32(a), int32(b)})
+					cosines[w] = append(cosines[w], c)
+				}
+			}
+		}
+	})
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("resolve: compare %d entities: %w", len(m), ctx.Err())
+	}
+	lists := make([][]neighbour, len(m))
+	for w := range found {
+		for k, h := range found[w] {
+			c := cosines[w][k]
+			lists[h.a] = append(lists[h.a], neighbour{j: m[h.b], c: c})
+			lists[h.b] = append(lists[h.b], neighbour{j: m[h.a], c: c})
+		}
+	}
+	var out []cand
+	for a, ns := range lists {
+		out = r.topK(out, m[a], ns)
+	}
+	return out, nil
+}
+
+// indexed finds neighbours in an HNSW index of the group's members. The
+// index is built on one goroutine (coder/hnsw's Add is not safe for
+// concurrent use) in index order with a seeded level generator; searches
+// run in parallel.
+func (r *resolver) indexed(ctx context.Context, m []int32) ([]cand, error) {
+	g := &hnsw.Graph[int32]{
+		Distance: hnsw.CosineDistance,
+		M:        r.cfg.HNSW.M,
+		Ml:       r.cfg.HNSW.Ml,
+		EfSearch: r.cfg.HNSW.EfConstruction,
+		Rng:      rand.New(rand.NewSource(r.cfg.HNSW.Seed)), //nolint:gosec // level generation, not secrets
+	}
+	t0 := time.Now()
+	for k, i := range m {
+		if k%1024 == 0 && ctx.Err() != nil {
+			return nil, fmt.Errorf("resolve: index %d entities: %w", len(m), ctx.Err())
+		}
+		g.Add(hnsw.MakeNode(i, r.vec(int(i))))
+	}
+	debugf("built index of %d in %s", len(m), time.Since(t0))
+	g.EfSearch = r.cfg.HNSW.EfSearch
+	return r.search(ctx, m, func(v []float32) []int32 {
+		res := g.Search(v, r.cfg.HNSW.EfSearch)
+		keys := make([]int32, len(res))
+		for k, n := range res {
+			keys[k] = n.Key
+		}
+		return keys
+	})
+}
+
+// search runs find for every member in parallel and keeps each member's
+// best K compatible neighbours with cosine ≥ Low.
+func (r *resolver) search(ctx context.Context, m []int32, find func([]float32) []int32) ([]cand, error) {
+	low := float32(r.cfg.Low)
+	found := make([][]cand, r.cfg.Workers)
+	parallelChunks(len(m), r.cfg.Workers, 64, func(w, lo, hi int) {
+		if ctx.Err() != nil {
+			return
+		}
+		var ns []neighbour
+		for _, i := range m[lo:hi] {
+			vi := r.vec(int(i))
+			ns = ns[:0]
+			for _, j := range find(vi) {
+				if j == i || !r.compatible(int(i), int(j)) {
+					continue
+				}
+				if c := dot(vi, r.vec(int(j))); c >= low {
+					ns = append(ns, neighbour{j: j, c: c})
+				}
+			}
+			found[w] = r.topK(found[w], i, ns)
+		}
+	})
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("resolve: search %d entities: %w", len(m), ctx.Err())
+	}
+	var out []cand
+	for _, f := range found {
+		out = append(out, f...)
+	}
+	return out, nil
+}
+
+var debugf = func(string, ...any) {}

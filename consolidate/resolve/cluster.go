@@ -1,0 +1,413 @@
+package resolve
+
+import (
+	"cmp"
+	"container/heap"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"kgforge/kg"
+)
+
+// splitInfo is a split before the clusters have ids.
+type splitInfo struct {
+	reason  SplitReason
+	weakest Pair
+	comp    []int // the members before the split
+}
+
+// bound checks every connected group of union-find against the bounds
+// (no cannot-link pair, at most MaxClusterSize members, every two members
+// of compatible types and at least MinClusterSim alike) and splits those that break one. It
+// returns the final groups of entities, each sorted.
+func (r *resolver) bound(uf, must *unionFind) ([][]int, []splitInfo) {
+	r.links = make([][]int32, len(r.ents))
+	for k := range r.accepted {
+		i, j := int32(k>>32), int32(k&math.MaxUint32)
+		r.links[i] = append(r.links[i], j)
+		r.links[j] = append(r.links[j], i)
+	}
+	for i := range r.links {
+		slices.Sort(r.links[i])
+	}
+	// The first cannot-link pair, in index order, inside each group.
+	cannotIn := map[int]uint64{}
+	for k := range r.cannot {
+		i, j := int(k>>32), int(k&math.MaxUint32)
+		if root := uf.find(i); uf.same(i, j) {
+			if old, ok := cannotIn[root]; !ok || k < old {
+				cannotIn[root] = k
+			}
+		}
+	}
+	var parts [][]int
+	var splits []splitInfo
+	for _, comp := range uf.groups(1) {
+		if len(comp) == 1 {
+			parts = append(parts, comp)
+			continue
+		}
+		var s splitInfo
+		if k, ok := cannotIn[uf.find(comp[0])]; ok {
+			s = splitInfo{reason: SplitCannotLink, weakest: r.pair(int(k>>32), int(k&math.MaxUint32), 0)}
+			s.weakest.Signals = nil
+		} else if len(comp) > r.cfg.MaxClusterSize {
+			s = splitInfo{reason: SplitSize}
+		} else if i, j, sim := r.weakest(comp, must); sim < r.cfg.MinClusterSim {
+			s = splitInfo{reason: SplitMinSim, weakest: r.pair(i, j, 0)}
+			s.weakest.Signals, s.weakest.Cosine = nil, sim
+			if !r.compatible(i, j) {
+				s.reason = SplitTypes
+				s.weakest.Cosine, _ = r.cosine(i, j)
+			}
+		} else {
+			parts = append(parts, comp)
+			continue
+		}
+		s.comp = comp
+		splits = append(splits, s)
+		parts = append(parts, r.split(comp, must)...)
+	}
+	return parts, splits
+}
+
+// sim is the similarity that the cluster bounds use: minus infinity for a
+// cannot-link pair and for incompatible types (joined through an entity of
+// unknown type, or a long chain); for an accepted link its cosine but at least High (the
+// link was judged a match, by a key or an override when the cosine is
+// lower); otherwise the cosine, or MinClusterSim when a vector is missing,
+// so that an unknown similarity neither breaks a cluster nor holds one.
+func (r *resolver) sim(i, j int) float64 {
+	k := pairKey(i, j)
+	if r.cannot[k] || !r.compatible(i, j) {
+		return math.Inf(-1)
+	}
+	c, ok := r.cosine(i, j)
+	if _, linked := r.accepted[k]; linked {
+		if !ok {
+			return max(r.cfg.High, r.cfg.MinClusterSim)
+		}
+		return max(c, r.cfg.High)
+	}
+	if !ok {
+		return r.cfg.MinClusterSim
+	}
+	return c
+}
+
+// weakest returns the least similar two members of a group that are not
+// must-linked together, the first in index order on a tie.
+func (r *resolver) weakest(comp []int, must *unionFind) (wi, wj int, w float64) {
+	w = math.Inf(1)
+	for x, i := range comp {
+		for _, j := range comp[x+1:] {
+			if must.same(i, j) {
+				continue
+			}
+			if s := r.sim(i, j); s < w {
+				wi, wj, w = i, j, s
+			}
+		}
+	}
+	return wi, wj, w
+}
+
+// linkStat sums the similarities between the members of two groups.
+type linkStat struct {
+	sum, min float64
+	n        int
+}
+
+func (a linkStat) plus(b linkStat) linkStat {
+	return linkStat{sum: a.sum + b.sum, min: min(a.min, b.min), n: a.n + b.n}
+}
+
+// candidateMerge is a pair of groups the split may join.
+type candidateMerge struct {
+	avg    float64
+	a, b   int // group ids, low[a] < low[b]
+	la, lb int // their smallest members, for the order on ties
+}
+
+type mergeHeap []candidateMerge
+
+func (h mergeHeap) Len() int { return len(h) }
+func (h mergeHeap) Less(x, y int) bool {
+	a, b := h[x], h[y]
+	if a.avg != b.avg {
+		return a.avg > b.avg
+	}
+	if a.la != b.la {
+		return a.la < b.la
+	}
+	return a.lb < b.lb
+}
+func (h mergeHeap) Swap(x, y int) { h[x], h[y] = h[y], h[x] }
+func (h *mergeHeap) Push(x any)   { *h = append(*h, x.(candidateMerge)) }
+func (h *mergeHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// split re-clusters one group by average-linkage agglomeration restricted
+// to it: it starts from the must-link units, and repeatedly joins the two
+// groups with the highest average similarity among those that share at
+// least one accepted link, stay within MaxClusterSize, and whose every
+// cross pair has similarity ≥ MinClusterSim (so the result obeys the bound
+// that the group broke). Ties go to the groups with the smallest members.
+func (r *resolver) split(comp []int, must *unionFind) [][]int {
+	var groups [][]int
+	of := map[int]int{} // entity → group id
+	unit := map[int]int{}
+	for _, i := range comp {
+		root := must.find(i)
+		g, ok := unit[root]
+		if !ok {
+			g = len(groups)
+			unit[root] = g
+			groups = append(groups, nil)
+		}
+		groups[g] = append(groups[g], i)
+		of[i] = g
+	}
+	low := func(g int) int { return groups[g][0] }
+	alive := make([]bool, len(groups))
+	for g := range alive {
+		alive[g] = true
+	}
+	stats := map[[2]int]linkStat{}
+	adj := map[int]map[int]bool{}
+	stat := func(a, b int) linkStat {
+		if a > b {
+			a, b = b, a
+		}
+		if s, ok := stats[[2]int{a, b}]; ok {
+			return s
+		}
+		s := linkStat{min: math.Inf(1)}
+		for _, i := range groups[a] {
+			for _, j := range groups[b] {
+				v := r.sim(i, j)
+				s.sum += v
+				s.min = min(s.min, v)
+				s.n++
+			}
+		}
+		stats[[2]int{a, b}] = s
+		return s
+	}
+	h := &mergeHeap{}
+	offer := func(a, b int, s linkStat) {
+		if s.min < r.cfg.MinClusterSim || len(groups[a])+len(groups[b]) > r.cfg.MaxClusterSize {
+			return
+		}
+		if low(a) > low(b) {
+			a, b = b, a
+		}
+		heap.Push(h, candidateMerge{avg: s.sum / float64(s.n), a: a, b: b, la: low(a), lb: low(b)})
+	}
+	connect := func(a, b int) {
+		if adj[a] == nil {
+			adj[a] = map[int]bool{}
+		}
+		if adj[b] == nil {
+			adj[b] = map[int]bool{}
+		}
+		adj[a][b], adj[b][a] = true, true
+	}
+	for _, i := range comp {
+		for _, j := range r.links[i] {
+			a, b := of[i], of[int(j)]
+			if _, in := of[int(j)]; !in || a == b || adj[a][b] {
+				continue
+			}
+			connect(a, b)
+			offer(a, b, stat(a, b))
+		}
+	}
+	for h.Len() > 0 {
+		m := heap.Pop(h).(candidateMerge)
+		if !alive[m.a] || !alive[m.b] {
+			continue
+		}
+		c := len(groups)
+		merged := append(slices.Clone(groups[m.a]), groups[m.b]...)
+		slices.Sort(merged)
+		groups = append(groups, merged)
+		alive = append(alive, true)
+		alive[m.a], alive[m.b] = false, false
+		var next []int
+		for d := range adj[m.a] {
+			next = append(next, d)
+		}
+		for d := range adj[m.b] {
+			if !adj[m.a][d] {
+				next = append(next, d)
+			}
+		}
+		slices.Sort(next)
+		for _, d := range next {
+			if d == m.a || d == m.b || !alive[d] {
+				continue
+			}
+			s := stat(m.a, d).plus(stat(m.b, d))
+			stats[[2]int{d, c}] = s
+			connect(c, d)
+			offer(c, d, s)
+		}
+	}
+	var out [][]int
+	for g, ok := range alive {
+		if ok {
+			out = append(out, groups[g])
+		}
+	}
+	slices.SortFunc(out, func(a, b []int) int { return cmp.Compare(a[0], b[0]) })
+	return out
+}
+
+// clusters names the final groups: canonical name, type, id, merge log. It
+// returns them sorted by id and, for every entity, its cluster's index.
+func (r *resolver) clusters(parts [][]int) ([]Cluster, []int32) {
+	type named struct {
+		c       Cluster
+		members []int
+		base    string
+	}
+	all := make([]named, len(parts))
+	for k, p := range parts {
+		best := p[0]
+		for _, i := range p[1:] {
+			if r.canonicalBefore(i, best) {
+				best = i
+			}
+		}
+		c := Cluster{Canonical: strings.Join(strings.Fields(r.ents[best].Name), " ")}
+		typed := -1
+		for _, i := range p {
+			if r.feat[i].typ != "" && (typed < 0 || r.canonicalBefore(i, typed)) {
+				typed = i
+			}
+		}
+		if typed >= 0 {
+			c.Type = r.ents[typed].Type
+		}
+		r.rename(&c, p)
+		for _, i := range p {
+			c.Members = append(c.Members, r.ents[i].Key)
+			for _, j := range r.links[i] {
+				if int(j) > i {
+					if _, in := slices.BinarySearch(p, int(j)); in {
+						c.Merges = append(c.Merges, r.accepted[pairKey(i, int(j))])
+					}
+				}
+			}
+		}
+		slices.SortFunc(c.Merges, func(a, b Pair) int { return cmp.Or(strings.Compare(a.A, b.A), strings.Compare(a.B, b.B)) })
+		c.Band = weakestBand(c.Merges)
+		all[k] = named{c: c, members: p, base: kg.ID("entity", kg.NormalizeName(c.Canonical), normalizeType(c.Type))}
+	}
+	// Two clusters may share a canonical name and type (a split, a
+	// keep-apart entity); the largest, then the one with the smallest
+	// member, keeps the plain id, the others add their smallest member's key.
+	byBase := map[string][]int{}
+	for k := range all {
+		byBase[all[k].base] = append(byBase[all[k].base], k)
+	}
+	for _, ks := range byBase {
+		slices.SortFunc(ks, func(x, y int) int {
+			return cmp.Or(cmp.Compare(len(all[y].c.Members), len(all[x].c.Members)), cmp.Compare(all[x].members[0], all[y].members[0]))
+		})
+		for n, k := range ks {
+			all[k].c.ID = all[k].base
+			if n > 0 {
+				all[k].c.ID = kg.ID("entity", kg.NormalizeName(all[k].c.Canonical), normalizeType(all[k].c.Type), r.ents[all[k].members[0]].Key)
+			}
+		}
+	}
+	slices.SortFunc(all, func(a, b named) int { return strings.Compare(a.c.ID, b.c.ID) })
+	out := make([]Cluster, len(all))
+	of := make([]int32, len(r.ents))
+	for k, n := range all {
+		out[k] = n.c
+		for _, i := range n.members {
+			of[i] = int32(k)
+		}
+	}
+	return out, of
+}
+
+// canonicalBefore reports whether entity i names a cluster before entity j:
+// more mentions, then more evidence, then a longer description, then the
+// name, then the key in byte order.
+func (r *resolver) canonicalBefore(i, j int) bool {
+	a, b := &r.ents[i], &r.ents[j]
+	return cmp.Or(
+		cmp.Compare(b.Mentions, a.Mentions),
+		cmp.Compare(b.Evidence, a.Evidence),
+		cmp.Compare(utf8.RuneCountInString(b.Description), utf8.RuneCountInString(a.Description)),
+		strings.Compare(a.Name, b.Name),
+		strings.Compare(a.Key, b.Key),
+	) < 0
+}
+
+// rename applies the earliest rename override that names a member.
+func (r *resolver) rename(c *Cluster, members []int) {
+	var chosen *renameTarget
+	for _, i := range members {
+		if t, ok := r.renames[i]; ok && (chosen == nil || t.order < chosen.order) {
+			chosen = &t
+		}
+	}
+	if chosen == nil {
+		return
+	}
+	reported := map[int]bool{}
+	for _, i := range members {
+		if t, ok := r.renames[i]; ok && t.name != chosen.name && !reported[t.order] {
+			reported[t.order] = true
+			r.issues = append(r.issues, OverrideIssue{
+				Kind: OverrideRename, Refs: []string{t.ref, t.name},
+				Reason: fmt.Sprintf("its cluster is renamed %q by an earlier rename of %q", chosen.name, chosen.ref),
+			})
+		}
+	}
+	c.Canonical = chosen.name
+}
+
+// weakestBand returns the lowest cosine band among merges.
+func weakestBand(merges []Pair) Band {
+	rank := map[Band]int{BandHigh: 3, BandUncertain: 2, BandLow: 1}
+	out := BandNone
+	for _, m := range merges {
+		if m.Band != BandNone && (out == BandNone || rank[m.Band] < rank[out]) {
+			out = m.Band
+		}
+	}
+	return out
+}
+
+// record gives a split the ids of its clusters and the links it cut.
+func (s splitInfo) record(r *resolver, clusters []Cluster, of []int32) Split {
+	out := Split{Reason: s.reason, Size: len(s.comp), Weakest: s.weakest}
+	seen := map[int32]bool{}
+	for _, i := range s.comp {
+		if c := of[i]; !seen[c] {
+			seen[c] = true
+			out.Clusters = append(out.Clusters, clusters[c].ID)
+		}
+		for _, j := range r.links[i] {
+			if int(j) > i && of[i] != of[j] {
+				out.Cut = append(out.Cut, r.accepted[pairKey(i, int(j))])
+			}
+		}
+	}
+	slices.Sort(out.Clusters)
+	slices.SortFunc(out.Cut, func(a, b Pair) int { return cmp.Or(strings.Compare(a.A, b.A), strings.Compare(a.B, b.B)) })
+	return out
+}

@@ -1,0 +1,136 @@
+// Package resolve is kgforge's entity-resolution engine: it decides which
+// extracted names (entities) denote the same thing, groups them into
+// clusters, names each cluster, and records why, for the merge log and the
+// review page. It also normalises predicates and clusters synonymous ones.
+// Embeddings are computed elsewhere and passed in; resolve normalises them
+// to unit length, so a dot product is a cosine.
+//
+// # Algorithm
+//
+//  1. Entities are sorted by Key; everything after works on that order,
+//     which is why the same input in any order gives the same result.
+//  2. Overrides are matched to entities (see Overrides).
+//  3. Candidate pairs come from two sources, both restricted to
+//     type-compatible pairs and leaving out keep-apart entities:
+//     - Blocking keys, which do not depend on embeddings. A name is
+//     normalised by NormalizeName (NFKC, case folding, accents removed,
+//     full stops and apostrophes dropped, other punctuation made a space)
+//     and compared without spaces. Four kinds of key, each a signal when
+//     two entities share it: name (the normalised name); suffix (the name
+//     without a leading "the" and trailing corporate forms such as Inc,
+//     Corp, Co, Ltd, LLC, GmbH, AG, SA/S.A., NV/N.V., BV, PLC, SpA, Oy, AB,
+//     KK); plural (the suffix key with its last word made singular by
+//     simple English rules); acronym (a one-word name of 2 to 6 letters,
+//     capitals when longer than 4, against the initials of the significant
+//     words of another name, or of all its words: "IBM" and
+//     "International Business Machines"). A key shared by more than
+//     MaxBlockSize entities is too common to be evidence and is ignored,
+//     except equal names, which are then linked as a star.
+//     - Nearest neighbours by cosine. Entities with vectors are grouped by
+//     type compatibility (the connected components of the relation over
+//     the types present; an entity of unknown type joins all of them). A
+//     group smaller than ExactLimit is compared pair by pair on all
+//     workers; a larger one is indexed in an HNSW graph
+//     (github.com/coder/hnsw) and each member searched. Each entity keeps
+//     its K nearest compatible neighbours with cosine ≥ Low; a pair is a
+//     candidate when either end kept the other.
+//  4. Every candidate pair is decided by the rules below. Must-link pairs
+//     and merged pairs are joined in a union-find (path compression, union
+//     by rank); a cannot-link pair is never joined directly.
+//  5. Each connected group is checked against the bounds: no cannot-link
+//     pair inside, at most MaxClusterSize members, and every two members
+//     (not must-linked together) of compatible types — an entity of unknown
+//     type can join a Person and an Organization — and at least
+//     MinClusterSim alike. A group that
+//     breaks a bound is split, never merged wholesale: average-linkage
+//     agglomeration restricted to it, starting from its must-link units,
+//     joins the two parts with the highest mean similarity among those
+//     that share an accepted link, stay within MaxClusterSize and whose
+//     every cross pair is at least MinClusterSim alike. This is the answer
+//     to chaining: A~B and B~C above the threshold do not put A and C
+//     together when A and C are far apart. Each split is recorded with the
+//     pair that broke the bound and the links it cut.
+//  6. Each cluster gets its canonical name, type and id, and its merge log:
+//     every accepted link between two of its members.
+//
+// The similarity the bounds use is the cosine, except: a cannot-link pair
+// and a pair of incompatible types are minus infinity; a pair with an accepted link counts at least High (it
+// was judged a match, maybe by a key with a lower cosine); a pair with a
+// missing vector and no link counts MinClusterSim (unknown: it neither
+// breaks nor holds a cluster).
+//
+// # Bands and rules
+//
+// A pair's band comes from its cosine: high (≥ High), uncertain (≥ Low),
+// low, or none when a vector is missing. The rules, first match wins:
+//
+//   - guard_number: names that differ in a number, a Roman numeral (II to
+//     XXXIX) or a month name ("Station 1"/"Station 2", "Model X50"/"Model
+//     X500", "2023 report"/"2024 report") never merge automatically,
+//     whatever their cosine; they are uncertain when the cosine is ≥ Low or
+//     a key agrees, else apart.
+//   - same_name: equal normalised names merge.
+//   - cosine_high: cosine ≥ High merges, but a short name (its suffix key
+//     has fewer than 4 letters and digits, or a character entropy under 1.5
+//     bits: "IBM", "IBM Corp", "Anna") also needs an agreeing key, or a
+//     cosine ≥ ShortHigh (short_name_cosine); otherwise it is uncertain
+//     (guard_short).
+//   - key_and_cosine: a cosine in [Low, High) merges when a blocking key
+//     agrees — the key and the embedding are two independent witnesses.
+//   - uncertain_cosine: a cosine in [Low, High) without a key is recorded,
+//     not merged (guard_short for a short name).
+//   - key_without_cosine: a key agrees but the cosine is under Low (or
+//     unknown): recorded, not merged.
+//   - anything else stays apart.
+//
+// Uncertain pairs whose ends end in different clusters are returned for
+// review, the most doubtful first: by the distance of their cosine from
+// the threshold that would have merged them (Pair.Margin).
+//
+// # Types
+//
+// Types are compared after folding case and white space. Two entities may
+// merge when their types are equal, when either type is unknown ("" or
+// "unknown": an extractor that gave no type said nothing against a match),
+// or when Config.Compatible lists the pair (in either direction). Other
+// pairs are never candidates, and only a must-link joins them.
+//
+// # Overrides
+//
+// Overrides name entities by key, or by name (matching every entity whose
+// normalised name is equal); a key takes precedence over a name. They are applied before automatic merging, in
+// this order: KeepApart entities take part in no merge; CannotLink pairs
+// never end in one cluster — not directly, and not through others, as the
+// bound check splits such a group; MustLink pairs are merged whatever
+// their similarity and types, in the order given, unless that would put a
+// cannot-link pair or a keep-apart entity in one cluster; Rename gives the
+// cluster holding an entity a canonical name (the earliest rename wins a
+// conflict). Every override that matches no entity, or is not applied, is
+// reported in Result.UnmatchedOverrides with the reason.
+//
+// # Canonical names and ids
+//
+// A cluster's canonical name is the name of its member with the most
+// mentions, then the most evidence, then the longest description, then the
+// smallest name and then key in byte order, with white space collapsed;
+// a rename override replaces it. Its type is that of the first member in
+// the same order that has a known type. Its id is kg.ID("entity",
+// kg.NormalizeName(canonical), folded type); when clusters share it, the
+// largest (then the one with the smallest key) keeps it and the others
+// append their smallest member key to the parts hashed.
+//
+// # Determinism
+//
+// The exact path is fully deterministic. The HNSW index is built on one
+// goroutine in key order with a seeded level generator, but coder/hnsw
+// picks a layer's entry point by map iteration, so two runs over a large
+// group can differ in the rare neighbour that one search finds and the
+// other misses; the decisions, bounds, splits and names are deterministic
+// given the candidates.
+//
+// # Predicates
+//
+// NormalizePredicate writes a predicate in lower snake case;
+// ClusterPredicates clusters synonymous predicates by their vectors with
+// the same rules, the normalised form being the only blocking key.
+package resolve

@@ -1,0 +1,134 @@
+package resolve
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestNormalizeName(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Akzo Nobel N.V.", "akzo nobel nv"},
+		{"AKZO  NOBEL", "akzo nobel"},
+		{"Société Générale", "societe generale"},
+		{"Societe Generale", "societe generale"},
+		{"I.B.M.", "ibm"},
+		{"O'Neil & Sons", "oneil sons"},
+		{"Coca-Cola", "coca cola"},
+		{"Straße", "strasse"},
+		{"ＡＢＣ１２３", "abc123"},               // NFKC: full-width letters and digits
+		{"ﬁnance", "finance"},              // NFKC: the fi ligature
+		{"Zürich—Genève", "zurich geneve"}, // an em dash is a separator
+		{"  ", ""},
+	}
+	for _, tt := range tests {
+		if got := NormalizeName(tt.in); got != tt.want {
+			t.Errorf("NormalizeName(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestNameFeatures(t *testing.T) {
+	tests := []struct {
+		name            string
+		in              string
+		nameKey, suffix string
+		plural, short   string
+		long            []string
+		numbers         string
+		shortName       bool
+	}{
+		{name: "corporate suffix", in: "Akzo Nobel N.V.", nameKey: "akzonobelnv", suffix: "akzonobel", plural: "akzonobel", long: []string{"an"}},
+		{name: "stacked suffixes", in: "Foo Holdings Co., Ltd.", nameKey: "fooholdingscoltd", suffix: "foo", plural: "foo", short: "foo", shortName: true},
+		{name: "leading the", in: "The Coca-Cola Company", nameKey: "thecocacolacompany", suffix: "cocacola", plural: "cocacola", long: []string{"cc"}},
+		{name: "suffix alone stays", in: "AG", nameKey: "ag", suffix: "ag", plural: "ag", short: "ag", shortName: true},
+		{name: "plural", in: "Widgets", nameKey: "widgets", suffix: "widgets", plural: "widget", short: ""},
+		{name: "plural ies", in: "Acme Industries", nameKey: "acmeindustries", suffix: "acmeindustries", plural: "acmeindustry", long: []string{"ai"}},
+		{name: "acronym", in: "IBM", nameKey: "ibm", suffix: "ibm", plural: "ibm", short: "ibm", shortName: true},
+		{name: "dotted acronym", in: "I.B.M. Corp", nameKey: "ibmcorp", suffix: "ibm", plural: "ibm", short: "ibm", shortName: true},
+		{name: "expansion", in: "International Business Machines", nameKey: "internationalbusinessmachines", suffix: "internationalbusinessmachines", plural: "internationalbusinessmachine", long: []string{"ibm"}},
+		{name: "stop words", in: "Bank of America", nameKey: "bankofamerica", suffix: "bankofamerica", plural: "bankofamerica", long: []string{"ba", "boa"}},
+		{name: "long lower word is no acronym", in: "bakery", nameKey: "bakery", suffix: "bakery", plural: "bakery"},
+		{name: "numbers", in: "Model X500 (2023)", nameKey: "modelx5002023", suffix: "modelx5002023", plural: "modelx5002023", long: []string{"mx2"}, numbers: "500 2023"},
+		{name: "roman and month", in: "Louis XIV, March", nameKey: "louisxivmarch", suffix: "louisxivmarch", plural: "louisxivmarch", long: []string{"lxm"}, numbers: "14 m3"},
+		{name: "low entropy", in: "Anna", nameKey: "anna", suffix: "anna", plural: "anna", short: "anna", shortName: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := nameFeatures(tt.in, "")
+			if f.name != tt.nameKey || f.suffix != tt.suffix || f.plural != tt.plural {
+				t.Errorf("keys name=%q suffix=%q plural=%q, want %q %q %q", f.name, f.suffix, f.plural, tt.nameKey, tt.suffix, tt.plural)
+			}
+			if f.acrShort != tt.short {
+				t.Errorf("acronym = %q, want %q", f.acrShort, tt.short)
+			}
+			if !reflect.DeepEqual(f.acrLong, tt.long) {
+				t.Errorf("initials = %q, want %q", f.acrLong, tt.long)
+			}
+			if f.numbers != tt.numbers {
+				t.Errorf("numbers = %q, want %q", f.numbers, tt.numbers)
+			}
+			if f.short != tt.shortName {
+				t.Errorf("short = %v, want %v", f.short, tt.shortName)
+			}
+		})
+	}
+}
+
+func TestSingular(t *testing.T) {
+	tests := map[string]string{
+		"reports": "report", "companies": "company", "boxes": "box", "churches": "church",
+		"classes": "class", "glass": "glass", "status": "status", "analysis": "analysis",
+		"bus": "bus", "gas": "gas", "report": "report",
+	}
+	for in, want := range tests {
+		if got := singular(in); got != want {
+			t.Errorf("singular(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestNumbersDiffer(t *testing.T) {
+	tests := []struct {
+		a, b string
+		same bool
+	}{
+		{"Station 1", "Station 2", false},
+		{"Model X50", "Model X500", false},
+		{"2023 report", "2024 report", false},
+		{"Report January", "Report February", false},
+		{"World War II", "World War 2", true},
+		{"Station 1", "station-1", true},
+		{"Station", "Station 1", false},
+		{"Acme Inc", "ACME", true},
+	}
+	for _, tt := range tests {
+		fa, fb := nameFeatures(tt.a, ""), nameFeatures(tt.b, "")
+		if got := fa.numbers == fb.numbers; got != tt.same {
+			t.Errorf("%q (%q) vs %q (%q): same numbers = %v, want %v", tt.a, fa.numbers, tt.b, fb.numbers, got, tt.same)
+		}
+	}
+}
+
+func TestCompatibility(t *testing.T) {
+	c := newCompatibility(map[string][]string{"Company": {"organization"}})
+	tests := []struct {
+		a, b string
+		want bool
+	}{
+		{"person", "person", true},
+		{"", "person", true},
+		{"person", "", true},
+		{"company", "organization", true},
+		{"organization", "company", true},
+		{"person", "organization", false},
+		{"company", "person", false},
+	}
+	for _, tt := range tests {
+		if got := c.ok(tt.a, tt.b); got != tt.want {
+			t.Errorf("ok(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+	if normalizeType(" Unknown ") != "" || normalizeType("Organization") != "organization" {
+		t.Errorf("normalizeType: unknown and case are not folded")
+	}
+}

@@ -1,0 +1,437 @@
+package resolve
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Entity is one distinct name to resolve, with its embedding.
+type Entity struct {
+	Key         string    // stable id, unique in the input
+	Name        string    // surface form
+	Type        string    // entity type; "" or "unknown" when not known
+	Description string    // what the extractor said of it, if anything
+	Mentions    int       // how often it was mentioned
+	Evidence    int       // how many grounded facts it takes part in
+	Vector      []float32 // embedding of the name; nil when there is none
+}
+
+// Band is the cosine band a pair falls in.
+type Band string
+
+// The bands, from the strongest.
+const (
+	BandHigh      Band = "high"      // cosine ≥ High
+	BandUncertain Band = "uncertain" // Low ≤ cosine < High
+	BandLow       Band = "low"       // cosine < Low
+	BandNone      Band = ""          // no cosine: an entity has no vector
+)
+
+// Signal is one piece of evidence that two entities are the same.
+type Signal string
+
+// The signals: the blocking keys that agree, a cosine at or above Low, and
+// an expert's must-link.
+const (
+	SignalName     Signal = "name"    // equal after NormalizeName, spaces ignored
+	SignalSuffix   Signal = "suffix"  // equal once corporate suffixes are removed
+	SignalPlural   Signal = "plural"  // equal once the last word is singular
+	SignalAcronym  Signal = "acronym" // one is the initials of the other
+	SignalCosine   Signal = "cosine"
+	SignalMustLink Signal = "must_link"
+)
+
+// Rule names the rule that decided a pair.
+type Rule string
+
+// Rules that merge.
+const (
+	RuleSameName    Rule = "same_name"         // the name keys agree
+	RuleCosineHigh  Rule = "cosine_high"       // cosine ≥ High
+	RuleKeyCosine   Rule = "key_and_cosine"    // a key agrees and cosine ≥ Low
+	RuleShortCosine Rule = "short_name_cosine" // a short name without key, cosine ≥ ShortHigh
+	RuleMustLink    Rule = "must_link"         // an expert's override
+)
+
+// Rules that leave a pair uncertain.
+const (
+	RuleUncertainCosine Rule = "uncertain_cosine"   // Low ≤ cosine < High, no key agrees
+	RuleKeyOnly         Rule = "key_without_cosine" // a key agrees, cosine < Low
+	RuleGuardNumber     Rule = "guard_number"       // the names differ in a number or date
+	RuleGuardShort      Rule = "guard_short"        // a short name, no key, cosine < ShortHigh
+)
+
+// Pair is a decision about two entities: a merge of the merge log, an
+// uncertain pair for review, or a merge that a split cut.
+type Pair struct {
+	A       string   `json:"a"` // entity key, A < B
+	B       string   `json:"b"`
+	AName   string   `json:"a_name"`
+	BName   string   `json:"b_name"`
+	Cosine  float64  `json:"cosine"` // 0 when Band is BandNone
+	Signals []Signal `json:"signals,omitempty"`
+	Band    Band     `json:"band"`
+	Rule    Rule     `json:"rule"`
+	// Margin, for an uncertain pair, is how far its cosine is from the
+	// threshold that would have merged it (High, Low with a key, ShortHigh
+	// for a short name); a pair stopped by a guard uses High. Smaller is
+	// more doubtful.
+	Margin float64 `json:"margin,omitempty"`
+}
+
+// Cluster is one resolved entity.
+type Cluster struct {
+	ID        string   `json:"id"` // kg.ID("entity", kg.NormalizeName(Canonical), folded Type)
+	Canonical string   `json:"canonical"`
+	Type      string   `json:"type"`
+	Members   []string `json:"members"` // entity keys, sorted
+	// Band is the weakest cosine band among Merges; BandNone for a single
+	// entity or when no merge has a cosine.
+	Band Band `json:"band"`
+	// Merges are the accepted links between members, sorted by A then B.
+	Merges []Pair `json:"merges,omitempty"`
+}
+
+// SplitReason says why a connected group of merges was split.
+type SplitReason string
+
+// The reasons for a split.
+const (
+	SplitCannotLink SplitReason = "cannot_link"        // it held a cannot-link pair
+	SplitSize       SplitReason = "size"               // it had more than MaxClusterSize members
+	SplitMinSim     SplitReason = "min_similarity"     // two members were less similar than MinClusterSim
+	SplitTypes      SplitReason = "incompatible_types" // two members had incompatible types, joined through others
+)
+
+// Split records a group that union-find connected and the bounds split.
+type Split struct {
+	Reason SplitReason `json:"reason"`
+	Size   int         `json:"size"` // members before the split
+	// Weakest is the pair that broke the bound: the cannot-link pair, the
+	// pair of incompatible types, or the least similar pair (Cosine is then
+	// its similarity as the bounds count it); empty for SplitSize.
+	Weakest  Pair     `json:"weakest"`
+	Clusters []string `json:"clusters"` // ids of the clusters it became
+	Cut      []Pair   `json:"cut"`      // accepted links whose ends ended apart
+}
+
+// OverrideKind names a kind of override.
+type OverrideKind string
+
+// The override kinds.
+const (
+	OverrideMustLink   OverrideKind = "must_link"
+	OverrideCannotLink OverrideKind = "cannot_link"
+	OverrideKeepApart  OverrideKind = "keep_apart"
+	OverrideRename     OverrideKind = "rename"
+)
+
+// OverrideIssue is an override that was not applied, and why.
+type OverrideIssue struct {
+	Kind   OverrideKind `json:"kind"`
+	Refs   []string     `json:"refs"` // the override's names or keys, as given
+	Reason string       `json:"reason"`
+}
+
+// Stats counts what resolution did.
+type Stats struct {
+	Entities      int `json:"entities"`
+	Groups        int `json:"groups"`         // type-compatible groups compared
+	ExactGroups   int `json:"exact_groups"`   // of them, compared pair by pair
+	IndexedGroups int `json:"indexed_groups"` // of them, searched in an HNSW index
+	VectorPairs   int `json:"vector_pairs"`   // neighbour pairs with cosine ≥ Low
+	KeyPairs      int `json:"key_pairs"`      // pairs sharing a blocking key
+	Candidates    int `json:"candidates"`     // distinct candidate pairs
+	Merged        int `json:"merged"`         // accepted links, overrides included
+	Uncertain     int `json:"uncertain"`
+	Splits        int `json:"splits"`
+}
+
+// Result is the outcome of a resolution. Every slice is sorted, so equal
+// inputs in any order give equal results.
+type Result struct {
+	Clusters           []Cluster       `json:"clusters"` // every entity is in one; sorted by ID
+	Uncertain          []Pair          `json:"uncertain"`
+	Splits             []Split         `json:"splits"`
+	UnmatchedOverrides []OverrideIssue `json:"unmatched_overrides"`
+	Stats              Stats           `json:"stats"`
+}
+
+// Resolve groups entities that name the same thing. It returns an error
+// for an invalid configuration or input (an empty or repeated key, vectors
+// of different lengths, a zero or non-finite vector) and when ctx ends.
+// It does not modify entities.
+func Resolve(ctx context.Context, entities []Entity, cfg Config) (Result, error) {
+	return resolve(ctx, entities, cfg, entityKeys)
+}
+
+// keySet says which blocking keys a resolution uses.
+type keySet struct {
+	corporate bool // suffix and plural keys
+	acronyms  bool
+	features  func(name, typ string) features
+}
+
+var entityKeys = keySet{corporate: true, acronyms: true, features: nameFeatures}
+
+func resolve(ctx context.Context, entities []Entity, cfg Config, keys keySet) (Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return Result{}, err
+	}
+	r, err := newResolver(entities, cfg.withDefaults(), keys)
+	if err != nil {
+		return Result{}, err
+	}
+	return r.run(ctx)
+}
+
+// resolver holds one resolution's state. Entities are indexed by their
+// position once sorted by key; every later step works on indexes and
+// visits them in order, which is what makes the result independent of the
+// input order.
+type resolver struct {
+	cfg    Config
+	keys   keySet
+	ents   []Entity
+	feat   []features
+	dim    int
+	vecs   []float32 // n×dim unit vectors; a row of zeros where hasVec is false
+	hasVec []bool
+	compat compatibility
+
+	typeNames []string  // the folded types present, sorted
+	typeOf    []int32   // entity → index in typeNames
+	typeOK    [][]bool  // compatibility of two type indexes
+	links     [][]int32 // entity → the entities it has an accepted link with
+
+	keepApart []bool
+	cannot    map[uint64]bool // pairKey(i, j) of cannot-link pairs
+	mustLinks [][2]int32
+	issues    []OverrideIssue
+	renames   map[int]renameTarget // entity → the rename an override asks for
+
+	accepted map[uint64]Pair // pairKey(i, j) → the merge
+	stats    Stats
+}
+
+func newResolver(entities []Entity, cfg Config, keys keySet) (*resolver, error) {
+	r := &resolver{cfg: cfg, keys: keys, compat: newCompatibility(cfg.Compatible)}
+	r.ents = slices.Clone(entities)
+	slices.SortFunc(r.ents, func(a, b Entity) int { return strings.Compare(a.Key, b.Key) })
+	var errs []error
+	for i, e := range r.ents {
+		if e.Key == "" {
+			errs = append(errs, fmt.Errorf("resolve entity %q: empty key", e.Name))
+		} else if i > 0 && r.ents[i-1].Key == e.Key {
+			errs = append(errs, fmt.Errorf("resolve entity %s: key repeated", e.Key))
+		}
+		if len(e.Vector) == 0 {
+			continue
+		}
+		if r.dim == 0 {
+			r.dim = len(e.Vector)
+		} else if len(e.Vector) != r.dim {
+			errs = append(errs, fmt.Errorf("resolve entity %s: vector has %d dimensions, others %d", e.Key, len(e.Vector), r.dim))
+		}
+	}
+	if len(r.ents) > math.MaxInt32 {
+		errs = append(errs, fmt.Errorf("resolve: %d entities, at most %d", len(r.ents), math.MaxInt32))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	n := len(r.ents)
+	r.vecs = make([]float32, n*r.dim)
+	r.hasVec = make([]bool, n)
+	for i, e := range r.ents {
+		if len(e.Vector) == 0 {
+			continue
+		}
+		if err := normalizeInto(r.vecs[i*r.dim:(i+1)*r.dim], e.Vector); err != nil {
+			errs = append(errs, fmt.Errorf("resolve entity %s: %w", e.Key, err))
+		}
+		r.hasVec[i] = true
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	r.feat = make([]features, n)
+	parallel(n, cfg.Workers, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			r.feat[i] = keys.features(r.ents[i].Name, r.ents[i].Type)
+		}
+	})
+	r.stats.Entities = n
+	return r, nil
+}
+
+// vec returns entity i's unit vector.
+func (r *resolver) vec(i int) []float32 { return r.vecs[i*r.dim : (i+1)*r.dim] }
+
+// cosine returns the cosine of entities i and j and whether both have vectors.
+func (r *resolver) cosine(i, j int) (float64, bool) {
+	if !r.hasVec[i] || !r.hasVec[j] {
+		return 0, false
+	}
+	return float64(dot(r.vec(i), r.vec(j))), true
+}
+
+func (r *resolver) run(ctx context.Context) (Result, error) {
+	r.applyOverrides()
+	cands, err := r.candidates(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	uf := newUnionFind(len(r.ents))
+	r.accepted = make(map[uint64]Pair)
+	for _, m := range r.mustLinks {
+		i, j := int(m[0]), int(m[1])
+		p := r.pair(i, j, keyKind(0))
+		p.Signals = append(p.Signals, SignalMustLink)
+		p.Rule = RuleMustLink
+		r.accepted[pairKey(i, j)] = p
+		uf.union(i, j)
+	}
+	var uncertain []candidatePair
+	for _, c := range cands {
+		i, j := int(c.i), int(c.j)
+		if r.keepApart[i] || r.keepApart[j] || r.cannot[pairKey(i, j)] {
+			continue
+		}
+		if _, ok := r.accepted[pairKey(i, j)]; ok {
+			continue
+		}
+		p, merge, doubt := r.decide(i, j, c.keys)
+		switch {
+		case merge:
+			r.accepted[pairKey(i, j)] = p
+			uf.union(i, j)
+		case doubt:
+			uncertain = append(uncertain, candidatePair{i: int32(i), j: int32(j), p: p})
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, fmt.Errorf("resolve: %w", err)
+	}
+	must := newUnionFind(len(r.ents))
+	for _, m := range r.mustLinks {
+		must.union(int(m[0]), int(m[1]))
+	}
+	res := Result{}
+	parts, splits := r.bound(uf, must)
+	clusters, of := r.clusters(parts)
+	for _, s := range splits {
+		res.Splits = append(res.Splits, s.record(r, clusters, of))
+	}
+	slices.SortFunc(res.Splits, func(a, b Split) int { return strings.Compare(a.Clusters[0], b.Clusters[0]) })
+	for _, u := range uncertain {
+		if of[u.i] != of[u.j] {
+			res.Uncertain = append(res.Uncertain, u.p)
+		}
+	}
+	slices.SortFunc(res.Uncertain, func(a, b Pair) int {
+		return cmp.Or(cmp.Compare(a.Margin, b.Margin), cmp.Compare(b.Cosine, a.Cosine),
+			strings.Compare(a.A, b.A), strings.Compare(a.B, b.B))
+	})
+	res.Clusters = clusters
+	res.UnmatchedOverrides = r.issues
+	r.stats.Merged = len(r.accepted)
+	r.stats.Uncertain = len(res.Uncertain)
+	r.stats.Splits = len(res.Splits)
+	res.Stats = r.stats
+	return res, nil
+}
+
+type candidatePair struct {
+	i, j int32
+	p    Pair
+}
+
+// pairKey packs an unordered pair of indexes into one map key.
+func pairKey(i, j int) uint64 {
+	if i > j {
+		i, j = j, i
+	}
+	return uint64(i)<<32 | uint64(j)
+}
+
+// pair returns the pair (i, j) with its cosine, band and the signals of the
+// agreeing keys; the rule is left to the caller.
+func (r *resolver) pair(i, j int, keys keyKind) Pair {
+	if r.ents[i].Key > r.ents[j].Key {
+		i, j = j, i
+	}
+	p := Pair{A: r.ents[i].Key, B: r.ents[j].Key, AName: r.ents[i].Name, BName: r.ents[j].Name, Signals: keys.signals()}
+	if c, ok := r.cosine(i, j); ok {
+		p.Cosine = c
+		p.Band = r.band(c)
+		if c >= r.cfg.Low {
+			p.Signals = append(p.Signals, SignalCosine)
+		}
+	}
+	return p
+}
+
+func (r *resolver) band(c float64) Band {
+	switch {
+	case c >= r.cfg.High:
+		return BandHigh
+	case c >= r.cfg.Low:
+		return BandUncertain
+	}
+	return BandLow
+}
+
+// decide applies the rules of the package doc to a candidate pair: it
+// returns the pair, whether it merges, and whether it is uncertain.
+func (r *resolver) decide(i, j int, keys keyKind) (p Pair, merge, uncertain bool) {
+	p = r.pair(i, j, keys)
+	fi, fj := &r.feat[i], &r.feat[j]
+	c, hasCos := p.Cosine, p.Band != BandNone
+	if !hasCos {
+		c = math.Inf(-1)
+	}
+	doubt := func(rule Rule, threshold float64) (Pair, bool, bool) {
+		p.Rule = rule
+		if hasCos {
+			p.Margin = math.Abs(threshold - c)
+		} else {
+			p.Margin = 1
+		}
+		return p, false, true
+	}
+	short := fi.short || fj.short
+	switch {
+	case fi.numbers != fj.numbers:
+		if c >= r.cfg.Low || keys != 0 {
+			return doubt(RuleGuardNumber, r.cfg.High)
+		}
+	case keys&keyName != 0:
+		p.Rule = RuleSameName
+		return p, true, false
+	case c >= r.cfg.High && (!short || keys != 0 || c >= r.cfg.ShortHigh):
+		p.Rule = RuleCosineHigh
+		if short && keys == 0 {
+			p.Rule = RuleShortCosine
+		}
+		return p, true, false
+	case c >= r.cfg.High:
+		return doubt(RuleGuardShort, r.cfg.ShortHigh)
+	case c >= r.cfg.Low && keys != 0:
+		p.Rule = RuleKeyCosine
+		return p, true, false
+	case c >= r.cfg.Low:
+		if short {
+			return doubt(RuleGuardShort, r.cfg.ShortHigh)
+		}
+		return doubt(RuleUncertainCosine, r.cfg.High)
+	case keys != 0:
+		return doubt(RuleKeyOnly, r.cfg.Low)
+	}
+	return p, false, false
+}
