@@ -168,6 +168,7 @@ func (w *Writer) commit(c Contents, m *Manifest) error {
 		{SourcesFile, func(p string) error { return writeParquet(p, sourceColumns, c.Sources) }, len(c.Sources)},
 		{TripletsFile, func(p string) error { return writeParquet(p, tripletColumns, c.Triplets) }, len(c.Triplets)},
 		{MergesFile, func(p string) error { return writeParquet(p, mergeColumns, c.Graph.Merges) }, len(c.Graph.Merges)},
+		{LinksFile, func(p string) error { return writeParquet(p, linkColumns, c.Graph.MergeLinks) }, len(c.Graph.MergeLinks)},
 		{TablesFile, func(p string) error { return writeJSON(p, nonNilTables(c.Tables)) }, len(c.Tables)},
 	}
 	m.Format, m.Version, m.BuildID = Format, Version, w.buildID
@@ -450,6 +451,20 @@ func (b *Bundle) Triplets(ctx context.Context, fn func(kg.Triplet) error) error 
 	return readParquet(ctx, b.path(TripletsFile), tripletColumns, fn)
 }
 
+// Merges streams the merge log: one row per member of every entity node.
+func (b *Bundle) Merges(ctx context.Context, fn func(kg.MergeDecision) error) error {
+	return readParquet(ctx, b.path(MergesFile), mergeColumns, fn)
+}
+
+// MergeLinks streams the scored pairs of the merge log; a bundle older than
+// format 1.2 has none.
+func (b *Bundle) MergeLinks(ctx context.Context, fn func(kg.MergeLink) error) error {
+	if _, ok := b.Manifest.Files[LinksFile]; !ok {
+		return nil
+	}
+	return readParquet(ctx, b.path(LinksFile), linkColumns, fn)
+}
+
 // Tables returns the profiles of the data layer's tables.
 func (b *Bundle) Tables() ([]kg.Table, error) {
 	raw, err := b.ReadFile(TablesFile, 64<<20)
@@ -468,7 +483,10 @@ func (b *Bundle) Tables() ([]kg.Table, error) {
 // files. Nothing outside the bundle can be read through it.
 func (b *Bundle) Sandbox(ctx context.Context) (*duck.Sandbox, error) {
 	views := map[string]string{}
-	for _, f := range []string{NodesFile, EdgesFile, ChunksFile, SourcesFile, TripletsFile, MergesFile} {
+	for _, f := range []string{NodesFile, EdgesFile, ChunksFile, SourcesFile, TripletsFile, MergesFile, LinksFile} {
+		if _, ok := b.Manifest.Files[f]; !ok {
+			continue // a file newer than the bundle
+		}
 		views[strings.TrimSuffix(f, ".parquet")] = f
 	}
 	return duck.OpenSandbox(ctx, b.Dir, DataFile, views)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -124,13 +126,18 @@ func readParquet[T any](ctx context.Context, path string, cols []column[T], fn f
 	if err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
-	idx := make([]int, len(cols))
-	for i, c := range cols {
+	var idx []int
+	var present []column[T] // the columns read, in the order of idx
+	for _, c := range cols {
 		found := schema.FieldIndices(c.name)
+		if len(found) == 0 && slices.Contains(addedColumns[filepath.Base(path)], c.name) {
+			continue // a bundle older than the column: zero values
+		}
 		if len(found) != 1 {
 			return fmt.Errorf("read %s: %w: no column %q", path, ErrInvalid, c.name)
 		}
-		idx[i] = found[0]
+		idx = append(idx, found[0])
+		present = append(present, c)
 	}
 	rr, err := fr.GetRecordReader(ctx, idx, nil)
 	if err != nil {
@@ -141,7 +148,7 @@ func readParquet[T any](ctx context.Context, path string, cols []column[T], fn f
 		rec := rr.RecordBatch()
 		for r := 0; r < int(rec.NumRows()); r++ {
 			var row T
-			for i, c := range cols {
+			for i, c := range present {
 				c.set(&row, valueAt(rec.Column(i), r))
 			}
 			if err := fn(row); err != nil {

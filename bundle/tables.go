@@ -18,6 +18,7 @@ const (
 	SourcesFile  = "sources.parquet"
 	TripletsFile = "triplets.parquet"
 	MergesFile   = "merges.parquet"
+	LinksFile    = "merge_links.parquet"
 	TablesFile   = "tables.json"
 	DataFile     = "data.duckdb"
 )
@@ -130,4 +131,29 @@ var mergeColumns = []column[kg.MergeDecision]{
 	{"score", f64, func(x *kg.MergeDecision) any { return x.Score }, func(x *kg.MergeDecision, v any) { x.Score = v.(float64) }},
 	{"rule", str, func(x *kg.MergeDecision) any { return x.Rule }, func(x *kg.MergeDecision, v any) { x.Rule = s(v) }},
 	{"decided_by", str, func(x *kg.MergeDecision) any { return x.DecidedBy }, func(x *kg.MergeDecision, v any) { x.DecidedBy = s(v) }},
+	{"member_type", str, func(x *kg.MergeDecision) any { return x.MemberType }, func(x *kg.MergeDecision, v any) { x.MemberType = s(v) }},
+	{"band", str, func(x *kg.MergeDecision) any { return x.Band }, func(x *kg.MergeDecision, v any) { x.Band = s(v) }},
+	{"signals", strs, func(x *kg.MergeDecision) any { return nonNil(x.Signals) }, func(x *kg.MergeDecision, v any) { x.Signals = ss(v) }},
+	{"mentions", i64, func(x *kg.MergeDecision) any { return int64(x.Mentions) }, func(x *kg.MergeDecision, v any) { x.Mentions = n(v) }},
+	{"evidence", strs, func(x *kg.MergeDecision) any { return nonNil(x.Evidence) }, func(x *kg.MergeDecision, v any) { x.Evidence = ss(v) }},
+}
+
+var linkColumns = []column[kg.MergeLink]{
+	{"cluster_id", str, func(x *kg.MergeLink) any { return x.ClusterID }, func(x *kg.MergeLink, v any) { x.ClusterID = s(v) }},
+	{"a", str, func(x *kg.MergeLink) any { return x.A }, func(x *kg.MergeLink, v any) { x.A = s(v) }},
+	{"b", str, func(x *kg.MergeLink) any { return x.B }, func(x *kg.MergeLink, v any) { x.B = s(v) }},
+	{"b_cluster_id", str, func(x *kg.MergeLink) any { return x.BCluster }, func(x *kg.MergeLink, v any) { x.BCluster = s(v) }},
+	{"cosine", f64, func(x *kg.MergeLink) any { return x.Cosine }, func(x *kg.MergeLink, v any) { x.Cosine = v.(float64) }},
+	{"signals", strs, func(x *kg.MergeLink) any { return nonNil(x.Signals) }, func(x *kg.MergeLink, v any) { x.Signals = ss(v) }},
+	{"band", str, func(x *kg.MergeLink) any { return x.Band }, func(x *kg.MergeLink, v any) { x.Band = s(v) }},
+	{"rule", str, func(x *kg.MergeLink) any { return x.Rule }, func(x *kg.MergeLink, v any) { x.Rule = s(v) }},
+	{"decision", str, func(x *kg.MergeLink) any { return x.Decision }, func(x *kg.MergeLink, v any) { x.Decision = s(v) }},
+	{"doubt", f64, func(x *kg.MergeLink) any { return x.Doubt }, func(x *kg.MergeLink, v any) { x.Doubt = v.(float64) }},
+}
+
+// addedColumns are the columns each file gained after format 1.0: a reader
+// fills them with zero values when an older bundle lacks them.
+var addedColumns = map[string][]string{
+	ChunksFile: {"tokens", "line_start", "line_end", "time_start", "time_end"},
+	MergesFile: {"member_type", "band", "signals", "mentions", "evidence"},
 }

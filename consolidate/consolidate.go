@@ -2,10 +2,13 @@ package consolidate
 
 import (
 	"cmp"
+	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
+	"kgforge/consolidate/resolve"
 	"kgforge/kg"
 )
 
@@ -16,10 +19,29 @@ type Input struct {
 	Triplets []kg.Triplet
 	Entities []kg.Mention // grounded entities, also those in no triplet
 	Tables   []kg.Table
+
+	// Resolve tunes entity resolution; its Overrides are replaced by
+	// Overrides when that is set.
+	Resolve   resolve.Config
+	Overrides *Overrides
+	// Embedder embeds entity names and predicates; nil resolves by the
+	// name keys alone.
+	Embedder Embedder
+	// FixedPredicates keeps predicates as extracted (a pipeline schema
+	// fixed them); otherwise synonymous predicates are clustered.
+	FixedPredicates bool
 }
 
-// RuleExactName is the merge rule of names equal after case and white-space folding.
-const RuleExactName = "exact_normalized_name"
+// Output is the consolidated graph and how it was resolved.
+type Output struct {
+	Graph      kg.Graph
+	Resolution Resolution
+	// EntityVectors are the vectors of the entity nodes (each node's
+	// canonical member), for the bundle's vector file; empty without an
+	// embedder.
+	EntityIDs     []string
+	EntityVectors [][]float32
+}
 
 // Edge types of the structural part of the graph.
 const (
@@ -34,13 +56,12 @@ const (
 // document, chunk, table or column.
 var reservedLabels = map[string]bool{"Entity": true, "Document": true, "Chunk": true, "Table": true, "Column": true}
 
-// EntityNodeID returns the id of the entity node for a resolved name.
-func EntityNodeID(normalized string) string { return kg.ID("entity", normalized) }
-
-// Build returns the consolidated graph. The result is deterministic: nodes
-// and edges are sorted by id, lists inside them are sorted.
-func Build(in Input) kg.Graph {
-	var g kg.Graph
+// Build returns the consolidated graph. The result is deterministic: the
+// same input in any order gives the same nodes, edges and merge log, sorted
+// by id.
+func Build(ctx context.Context, in Input) (Output, error) {
+	var out Output
+	g := &out.Graph
 	chunkSource := map[string]string{}
 	for _, s := range in.Sources {
 		if s.Kind.IsTable() {
@@ -67,21 +88,65 @@ func Build(in Input) kg.Graph {
 		})
 	}
 
-	entities, merges := resolve(in.Triplets, in.Entities)
-	g.Merges = merges
+	cfg := in.Resolve
+	if in.Overrides != nil {
+		cfg.Overrides = in.Overrides.Resolve()
+	}
+	surfaces := collectSurfaces(in.Triplets, in.Entities)
+	res, err := resolveSurfaces(ctx, surfaces, in.Embedder, cfg)
+	if err != nil {
+		return out, err
+	}
+	high, low := cmp.Or(cfg.High, resolve.DefaultHigh), cmp.Or(cfg.Low, resolve.DefaultLow)
+	nodes, merges, links := entityNodes(surfaces, res, high, low)
+	g.Merges, g.MergeLinks = merges, links
+	out.Resolution = Resolution{
+		Stats: res.result.Stats, UnmatchedOverrides: res.result.UnmatchedOverrides,
+		Embedded: len(res.vectors), Splits: len(res.result.Splits),
+	}
+	byID := map[string]*kg.Node{}
+	for i := range nodes {
+		byID[nodes[i].ID] = &nodes[i]
+	}
+	// The canonical member's vector stands for the node.
+	vecOf := map[string][]float32{}
+	for _, k := range slices.Sorted(maps.Keys(res.vectors)) {
+		if c := res.clusterOf[k]; c != nil && surfaces[k].name == c.Canonical && vecOf[c.ID] == nil {
+			vecOf[c.ID] = res.vectors[k]
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(vecOf)) {
+		out.EntityIDs = append(out.EntityIDs, id)
+		out.EntityVectors = append(out.EntityVectors, vecOf[id])
+	}
+	predicates, err := canonicalPredicates(ctx, in, cfg)
+	if err != nil {
+		return out, err
+	}
+	out.Resolution.Predicates = predicates.merged
+	nodeOf := func(m kg.Mention) *kg.Node { return byID[res.clusterOf[surfaceKey(foldSpace(m.Surface), m.Type)].ID] }
+
 	facts := map[string]*kg.Edge{}
 	mentions := map[string]*kg.Edge{}
-	for _, t := range in.Triplets {
-		s, o := entities[kg.NormalizeName(t.Subject.Surface)], entities[kg.NormalizeName(t.Object.Surface)]
-		id := kg.EdgeID(s.ID, t.Predicate, o.ID)
+	// In id order, so the evidence an edge keeps (its first triplet's) is
+	// the same whatever order extraction finished in.
+	triplets := slices.Clone(in.Triplets)
+	slices.SortFunc(triplets, func(a, b kg.Triplet) int { return strings.Compare(a.ID, b.ID) })
+	for _, t := range triplets {
+		s, o := nodeOf(t.Subject), nodeOf(t.Object)
+		pred := predicates.of(t.Predicate)
+		id := kg.EdgeID(s.ID, pred, o.ID)
 		e, ok := facts[id]
 		if !ok {
 			e = &kg.Edge{
-				ID: id, Src: s.ID, Dst: o.ID, Type: t.Predicate, Evidence: t.Evidence,
+				ID: id, Src: s.ID, Dst: o.ID, Type: pred, Evidence: t.Evidence,
 				ValidFrom: t.ValidFrom, ValidTo: t.ValidTo,
 				Properties: map[string]string{"evidence_span": fmt.Sprintf("%s:%d-%d", chunkSource[t.ChunkID], t.EvidenceSpan.Start, t.EvidenceSpan.End)},
 			}
 			facts[id] = e
+		}
+		if t.Predicate != pred && !strings.Contains(" "+e.Properties["predicates"]+" ", " "+t.Predicate+" ") {
+			e.Properties["predicates"] = strings.TrimSpace(e.Properties["predicates"] + " " + t.Predicate)
 		}
 		e.Confidence = max(e.Confidence, t.Confidence)
 		e.ChunkIDs = appendUnique(e.ChunkIDs, t.ChunkID)
@@ -90,11 +155,11 @@ func Build(in Input) kg.Graph {
 		}
 	}
 	for _, m := range in.Entities {
-		mention(mentions, entities[kg.NormalizeName(m.Surface)], m.ChunkID)
+		mention(mentions, nodeOf(m), m.ChunkID)
 	}
-	for _, n := range entities {
-		slices.Sort(n.ChunkIDs)
-		g.Nodes = append(g.Nodes, *n)
+	for i := range nodes {
+		slices.Sort(nodes[i].ChunkIDs)
+		g.Nodes = append(g.Nodes, nodes[i])
 	}
 	for _, e := range facts {
 		slices.Sort(e.ChunkIDs)
@@ -103,10 +168,10 @@ func Build(in Input) kg.Graph {
 	for _, e := range mentions {
 		g.Edges = append(g.Edges, *e)
 	}
-	addTables(&g, in.Tables)
+	addTables(g, in.Tables)
 	slices.SortFunc(g.Nodes, func(a, b kg.Node) int { return strings.Compare(a.ID, b.ID) })
 	slices.SortFunc(g.Edges, func(a, b kg.Edge) int { return strings.Compare(a.ID, b.ID) })
-	return g
+	return out, nil
 }
 
 // mention records that chunk mentions node n.
@@ -116,63 +181,6 @@ func mention(mentions map[string]*kg.Edge, n *kg.Node, chunk string) {
 	if _, ok := mentions[mid]; !ok {
 		mentions[mid] = &kg.Edge{ID: mid, Src: chunk, Dst: n.ID, Type: EdgeMentions, Confidence: 1, ChunkIDs: []string{chunk}}
 	}
-}
-
-// resolve groups mentions by normalised name, picks each group's canonical
-// name and type (most mentions, then lexical order) and logs a merge for
-// every surface form that differs from the canonical one.
-func resolve(triplets []kg.Triplet, extra []kg.Mention) (map[string]*kg.Node, []kg.MergeDecision) {
-	type group struct {
-		surfaces     map[string]int
-		types        map[string]int
-		descriptions map[string]int
-	}
-	groups := map[string]*group{}
-	add := func(m kg.Mention) {
-		k := kg.NormalizeName(m.Surface)
-		g, ok := groups[k]
-		if !ok {
-			g = &group{surfaces: map[string]int{}, types: map[string]int{}, descriptions: map[string]int{}}
-			groups[k] = g
-		}
-		g.surfaces[strings.Join(strings.Fields(m.Surface), " ")]++
-		g.types[m.Type]++
-		if m.Description != "" {
-			g.descriptions[m.Description]++
-		}
-	}
-	for _, t := range triplets {
-		add(t.Subject)
-		add(t.Object)
-	}
-	for _, m := range extra {
-		add(m)
-	}
-	nodes := map[string]*kg.Node{}
-	var merges []kg.MergeDecision
-	for k, g := range groups {
-		name, typ := top(g.surfaces), top(g.types)
-		labels := []string{"Entity"}
-		if !reservedLabels[typ] {
-			labels = append(labels, typ)
-		}
-		n := &kg.Node{ID: EntityNodeID(k), Name: name, Kind: kg.NodeConcept, Labels: labels, Properties: map[string]string{"type": typ}}
-		if d := top(g.descriptions); d != "" {
-			n.Properties["description"] = d
-		}
-		for s := range g.surfaces {
-			if s != name {
-				n.Aliases = append(n.Aliases, s)
-				merges = append(merges, kg.MergeDecision{ClusterID: n.ID, Member: s, Canonical: name, Score: 1, Rule: RuleExactName, DecidedBy: "auto"})
-			}
-		}
-		slices.Sort(n.Aliases)
-		nodes[k] = n
-	}
-	slices.SortFunc(merges, func(a, b kg.MergeDecision) int {
-		return cmp.Or(strings.Compare(a.ClusterID, b.ClusterID), strings.Compare(a.Member, b.Member))
-	})
-	return nodes, merges
 }
 
 // top returns the key with the highest count, ties broken by lexical order.

@@ -1,11 +1,33 @@
 package consolidate
 
 import (
+	"context"
+	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
+	"kgforge/consolidate/resolve"
 	"kgforge/kg"
 )
+
+func build(t *testing.T, in Input) kg.Graph {
+	t.Helper()
+	out, err := Build(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Graph
+}
+
+func concept(g kg.Graph, name string) *kg.Node {
+	for i, n := range g.Nodes {
+		if n.Kind == kg.NodeConcept && n.Name == name {
+			return &g.Nodes[i]
+		}
+	}
+	return nil
+}
 
 func trip(chunk, subj, styp, pred, obj, otyp string) kg.Triplet {
 	return kg.Triplet{
@@ -14,8 +36,8 @@ func trip(chunk, subj, styp, pred, obj, otyp string) kg.Triplet {
 	}
 }
 
-func TestBuild_MergesExactNamesAndLogsEachMerge(t *testing.T) {
-	in := Input{
+func exampleInput() Input {
+	return Input{
 		Sources: []kg.Source{{ID: "s1", URI: "a.md", Kind: kg.KindMarkdown}, {ID: "s2", URI: "t.csv", Kind: kg.KindCSV}},
 		Chunks:  []kg.Chunk{{ID: "c1", SourceID: "s1"}, {ID: "c2", SourceID: "s1", Ordinal: 1}},
 		Triplets: []kg.Triplet{
@@ -30,8 +52,13 @@ func TestBuild_MergesExactNamesAndLogsEachMerge(t *testing.T) {
 				ForeignKeys: []kg.ForeignKey{{Column: "supplier_id", RefTable: "suppliers", RefColumn: "supplier_id", Score: 1}},
 			},
 		},
+		Resolve: resolve.Config{Compatible: map[string][]string{"Company": {"Supplier"}}},
 	}
-	g := Build(in)
+}
+
+func TestBuild_MergesNamesAndLogsEveryMember(t *testing.T) {
+	in := exampleInput()
+	g := build(t, in)
 	byKind := map[kg.NodeKind][]kg.Node{}
 	for _, n := range g.Nodes {
 		byKind[n.Kind] = append(byKind[n.Kind], n)
@@ -58,8 +85,23 @@ func TestBuild_MergesExactNamesAndLogsEachMerge(t *testing.T) {
 	if !slices.Equal(porto.Labels, []string{"Entity"}) || porto.Properties["type"] != "Document" {
 		t.Errorf("an entity typed Document got labels %v", porto.Labels)
 	}
-	if len(g.Merges) != 1 || g.Merges[0].Member != "velora cycles" || g.Merges[0].Canonical != "Velora Cycles" || g.Merges[0].Rule != RuleExactName {
+	// Every surface is in the merge log, merged or not.
+	log := map[string]kg.MergeDecision{}
+	for _, m := range g.Merges {
+		log[m.Member+"/"+m.MemberType] = m
+	}
+	if len(g.Merges) != 5 || log["velora cycles/Company"].ClusterID != velora.ID || log["velora cycles/Company"].Rule != string(resolve.RuleSameName) ||
+		log["Porto/Document"].Rule != "single" || log["Kestrel Alloys/Supplier"].Canonical != "Kestrel Alloys" {
 		t.Errorf("merges = %+v", g.Merges)
+	}
+	merged := 0
+	for _, l := range g.MergeLinks {
+		if l.Decision == "merged" && l.ClusterID == l.BCluster {
+			merged++
+		}
+	}
+	if merged != 2 {
+		t.Errorf("merge links = %+v, want the two same-name merges", g.MergeLinks)
 	}
 	types := map[string]int{}
 	for _, e := range g.Edges {
@@ -74,11 +116,64 @@ func TestBuild_MergesExactNamesAndLogsEachMerge(t *testing.T) {
 			t.Errorf("%s edges = %d, want %d (all %v)", k, types[k], v, types)
 		}
 	}
-	again := Build(in)
-	for i := range g.Nodes {
-		if g.Nodes[i].ID != again.Nodes[i].ID {
-			t.Fatal("node order or ids differ between two builds of the same input")
+	// The same input in another order gives the same graph.
+	for range 5 {
+		shuffled := in
+		shuffled.Triplets = slices.Clone(in.Triplets)
+		rand.Shuffle(len(shuffled.Triplets), func(i, j int) {
+			shuffled.Triplets[i], shuffled.Triplets[j] = shuffled.Triplets[j], shuffled.Triplets[i]
+		})
+		again := build(t, shuffled)
+		for _, pair := range [][2]any{{g.Nodes, again.Nodes}, {g.Edges, again.Edges}, {g.Merges, again.Merges}, {g.MergeLinks, again.MergeLinks}} {
+			if !reflect.DeepEqual(pair[0], pair[1]) {
+				t.Fatalf("two builds of the same input in different orders differ:\n%+v\n%+v", pair[0], pair[1])
+			}
 		}
+	}
+}
+
+func TestBuild_IncompatibleTypesStayApart(t *testing.T) {
+	in := exampleInput()
+	in.Resolve = resolve.Config{}
+	g := build(t, in)
+	n := 0
+	for _, node := range g.Nodes {
+		if node.Name == "Kestrel Alloys" {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("Kestrel Alloys as a Company and as a Supplier: %d nodes, want 2 without a compatibility entry", n)
+	}
+}
+
+func TestBuild_OverridesDecide(t *testing.T) {
+	in := exampleInput()
+	in.Overrides = &Overrides{
+		CannotLink: []Link{{A: "Velora Cycles", B: "velora cycles"}},
+		MustLink:   []Link{{A: "Porto", B: "Kestrel Alloys"}},
+		Rename:     []Rename{{Member: "Kestrel Alloys", To: "Kestrel Alloys Ltd"}},
+		KeepApart:  []Single{{Name: "Nowhere Inc"}},
+	}
+	out, err := Build(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := out.Graph
+	if concept(g, "Velora Cycles") == nil || concept(g, "velora cycles") == nil {
+		t.Error("a cannot-link pair was merged")
+	}
+	k := concept(g, "Kestrel Alloys Ltd")
+	if k == nil || !slices.Contains(k.Aliases, "Porto") {
+		t.Fatalf("must-link and rename: %+v", k)
+	}
+	for _, m := range g.Merges {
+		if m.Member == "Porto" && (m.DecidedBy != "override" || m.Rule != string(resolve.RuleMustLink)) {
+			t.Errorf("Porto's merge log row %+v, want decided by override", m)
+		}
+	}
+	if len(out.Resolution.UnmatchedOverrides) != 1 || out.Resolution.UnmatchedOverrides[0].Kind != resolve.OverrideKeepApart {
+		t.Errorf("unmatched overrides %+v, want the keep-apart of a name nobody mentioned", out.Resolution.UnmatchedOverrides)
 	}
 }
 
@@ -92,14 +187,9 @@ func TestBuild_EntitiesWithoutTripletsBecomeNodes(t *testing.T) {
 			{ChunkID: "c2", Surface: "kestrel alloys", Type: "Company", Description: "a frame supplier in Sheffield"},
 		},
 	}
-	g := Build(in)
-	var ana *kg.Node
-	for i, n := range g.Nodes {
-		if n.Name == "Ana Ferreira" {
-			ana = &g.Nodes[i]
-		}
-	}
-	if ana == nil || ana.Properties["description"] != "Head of Quality" || !slices.Equal(ana.ChunkIDs, []string{"c2"}) || !slices.Contains(ana.Labels, "Person") {
+	g := build(t, in)
+	ana := concept(g, "Ana Ferreira")
+	if ana == nil || ana.Description != "Head of Quality" || !slices.Equal(ana.ChunkIDs, []string{"c2"}) || !slices.Contains(ana.Labels, "Person") {
 		t.Fatalf("entity node = %+v", ana)
 	}
 	mentions := map[string]bool{}
@@ -108,10 +198,10 @@ func TestBuild_EntitiesWithoutTripletsBecomeNodes(t *testing.T) {
 			mentions[e.Src+">"+e.Dst] = true
 		}
 	}
-	if !mentions["c2>"+ana.ID] || !mentions["c2>"+EntityNodeID(kg.NormalizeName("Kestrel Alloys"))] {
+	if !mentions["c2>"+ana.ID] || !mentions["c2>"+concept(g, "Kestrel Alloys").ID] {
 		t.Errorf("MENTIONS edges %v lack chunk c2 to its entities", mentions)
 	}
-	if len(g.Merges) != 1 || g.Merges[0].Member != "kestrel alloys" {
-		t.Errorf("merges %+v, want the lower-case entity mention merged into Kestrel Alloys", g.Merges)
+	if k := concept(g, "Kestrel Alloys"); k == nil || !slices.Equal(k.Aliases, []string{"kestrel alloys"}) || k.Description != "a frame supplier in Sheffield" {
+		t.Errorf("Kestrel Alloys = %+v, want the lower-case entity mention merged into it", k)
 	}
 }

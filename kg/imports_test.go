@@ -17,7 +17,7 @@ import (
 var allowed = map[string][]string{
 	"cmd/kgforge":    {"*"},
 	"pipelines":      {"kg"},
-	"stages":         {"ingest", "ingest/all", "extract", "consolidate", "load", "bundle", "pipelines", "kg", "llm", "internal/duck"},
+	"stages":         {"ingest", "ingest/all", "extract", "consolidate", "consolidate/resolve", "load", "bundle", "pipelines", "kg", "llm", "internal/duck"},
 	"ingest":         {"kg", "internal/duck"},
 	"ingest/all":     {"ingest/tabular", "ingest/html", "ingest/docx", "ingest/pdf", "ingest/records", "ingest/xlsx", "ingest/sqldb"},
 	"ingest/tabular": {"ingest", "kg", "internal/duck"},
@@ -28,18 +28,21 @@ var allowed = map[string][]string{
 	"ingest/xlsx":    {"ingest", "kg", "internal/duck"},
 	"ingest/sqldb":   {"ingest", "kg", "internal/duck"},
 	"extract":        {"kg", "llm", "prompts"},
-	"consolidate":    {"kg", "llm", "internal/duck"},
+	"consolidate":    {"consolidate/resolve", "kg", "llm", "internal/duck"},
 	"load":           {"kg", "bundle"},
 	"bundle":         {"kg", "internal/duck"},
 	"agent":          {"bundle", "llm", "prompts", "kg", "internal/duck"},
 	"review":         {"bundle", "consolidate"},
 	"bench/quality":  {},
 	"bench/extractq": {"bench/quality", "extract", "kg", "llm", "stages"},
+	"bench/erq":      {"bench/quality", "consolidate/resolve", "kg", "llm"},
 	"bench/synth":    {"kg"},
 	"llm":            {},
 	"internal/duck":  {},
 	"kg":             {},
 	"prompts":        {},
+
+	"consolidate/resolve": {"kg"},
 }
 
 // owners says which one package may import each outside system.

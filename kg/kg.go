@@ -215,21 +215,45 @@ func TableNodeID(table string) string { return ID("table", table) }
 // ColumnNodeID returns the id of a column's node.
 func ColumnNodeID(table, column string) string { return ID("column", table, column) }
 
-// MergeDecision records that a member name was merged into a canonical node.
+// MergeDecision records that a member name was merged into a canonical node
+// (a node with one member has one decision too, so every entity is in the
+// merge log).
 type MergeDecision struct {
-	ClusterID string  `json:"cluster_id"`
-	Member    string  `json:"member"`
-	Canonical string  `json:"canonical"`
-	Score     float64 `json:"score"`
-	Rule      string  `json:"rule"`
-	DecidedBy string  `json:"decided_by"`
+	ClusterID  string   `json:"cluster_id"` // the node id
+	Member     string   `json:"member"`     // a surface form
+	MemberType string   `json:"member_type"`
+	Canonical  string   `json:"canonical"`  // the node's name
+	Score      float64  `json:"score"`      // the strongest similarity that joined the member; 1 for the canonical member
+	Rule       string   `json:"rule"`       // what decided, e.g. same_name, cosine_high, must_link
+	DecidedBy  string   `json:"decided_by"` // auto, or who decided (an override)
+	Band       string   `json:"band"`       // high, uncertain, low, or "" without a similarity
+	Signals    []string `json:"signals"`    // the name keys and similarities that agreed
+	Mentions   int      `json:"mentions"`
+	Evidence   []string `json:"evidence"` // sample mentions: CHUNK_ID:START-END, offsets in the source
+}
+
+// MergeLink is one scored pair of names the resolver looked at: a link that
+// joined two members, an uncertain pair left apart, a link cut by a split or
+// an override.
+type MergeLink struct {
+	ClusterID string   `json:"cluster_id"` // the node of A
+	A         string   `json:"a"`
+	B         string   `json:"b"`
+	BCluster  string   `json:"b_cluster_id"` // the node of B (equal to ClusterID when merged)
+	Cosine    float64  `json:"cosine"`
+	Signals   []string `json:"signals"`
+	Band      string   `json:"band"`
+	Rule      string   `json:"rule"`
+	Decision  string   `json:"decision"` // merged, uncertain, split, cannot_link
+	Doubt     float64  `json:"doubt"`    // 0..1, higher is more doubtful: the review page shows these first
 }
 
 // Graph is the consolidated graph that the load stage writes.
 type Graph struct {
-	Nodes  []Node          `json:"nodes"`
-	Edges  []Edge          `json:"edges"`
-	Merges []MergeDecision `json:"merges"`
+	Nodes      []Node          `json:"nodes"`
+	Edges      []Edge          `json:"edges"`
+	Merges     []MergeDecision `json:"merges"`
+	MergeLinks []MergeLink     `json:"merge_links"`
 }
 
 // NormalizeName folds case and white space so that names that differ only in

@@ -124,8 +124,10 @@ func testGraph(n int, salt string) kg.Graph {
 			}
 			p := preds[(i+k)%len(preds)]
 			src, dst := g.Nodes[i].ID, g.Nodes[j].ID
-			g.Edges = append(g.Edges, kg.Edge{ID: kg.EdgeID(src, p, dst), Src: src, Dst: dst, Type: p,
-				Confidence: 1, Evidence: fmt.Sprintf("entity %d %s entity %d", i, p, j), ChunkIDs: []string{kg.ID("chunk", fmt.Sprint(i%7))}})
+			g.Edges = append(g.Edges, kg.Edge{
+				ID: kg.EdgeID(src, p, dst), Src: src, Dst: dst, Type: p,
+				Confidence: 1, Evidence: fmt.Sprintf("entity %d %s entity %d", i, p, j), ChunkIDs: []string{kg.ID("chunk", fmt.Sprint(i%7))},
+			})
 		}
 	}
 	return g

@@ -21,16 +21,17 @@ import (
 
 // Pipeline is one pipeline file.
 type Pipeline struct {
-	Name     string   `yaml:"name"`
-	Root     string   `yaml:"root"`   // directory all source paths are relative to; relative to the pipeline file
-	Output   string   `yaml:"output"` // directory bundles are written to; relative to the pipeline file
-	Sources  []Source `yaml:"sources"`
-	Chunking Chunking `yaml:"chunking"`
-	Limits   Limits   `yaml:"limits"`
-	LLM      LLM      `yaml:"llm"`
-	Extract  Extract  `yaml:"extract"`
-	Neo4j    Neo4j    `yaml:"neo4j"`
-	DuckDB   DuckDB   `yaml:"duckdb"`
+	Name       string     `yaml:"name"`
+	Root       string     `yaml:"root"`   // directory all source paths are relative to; relative to the pipeline file
+	Output     string     `yaml:"output"` // directory bundles are written to; relative to the pipeline file
+	Sources    []Source   `yaml:"sources"`
+	Chunking   Chunking   `yaml:"chunking"`
+	Limits     Limits     `yaml:"limits"`
+	LLM        LLM        `yaml:"llm"`
+	Extract    Extract    `yaml:"extract"`
+	Resolution Resolution `yaml:"resolve"`
+	Neo4j      Neo4j      `yaml:"neo4j"`
+	DuckDB     DuckDB     `yaml:"duckdb"`
 
 	// Path is the file the pipeline was read from; SHA256 its digest.
 	Path   string `yaml:"-"`
@@ -118,6 +119,34 @@ type RelationType struct {
 	Domain      string `yaml:"domain"`
 	Range       string `yaml:"range"`
 }
+
+// Resolution configures entity resolution (docs/resolution.md).
+type Resolution struct {
+	// Embeddings: whether entity names are embedded for similarity; off,
+	// only the name keys (case, accents, suffixes, plurals, acronyms) merge.
+	Embeddings *bool `yaml:"embeddings"`
+	// High and Low bound the uncertain band of cosine similarity: a pair at
+	// or above High merges, one between is left apart and shown for review.
+	High float64 `yaml:"high"`
+	Low  float64 `yaml:"low"`
+	// ShortHigh is the similarity a short name or acronym needs without a
+	// name key that agrees.
+	ShortHigh float64 `yaml:"short_high"`
+	// MinClusterSim and MaxClusterSize bound a cluster; one that breaks them
+	// is split by average linkage instead of merged by chaining.
+	MinClusterSim  float64 `yaml:"min_cluster_similarity"`
+	MaxClusterSize int     `yaml:"max_cluster_size"`
+	// CompatibleTypes lists, per entity type, the other types it may merge
+	// with (both ways); equal types always may, untyped names may merge with
+	// any type, other pairs never.
+	CompatibleTypes map[string][]string `yaml:"compatible_types"`
+	// Overrides is the experts' overrides file, relative to the pipeline
+	// file; it need not exist yet.
+	Overrides string `yaml:"overrides"`
+}
+
+// EmbeddingsOn reports whether resolution uses embeddings (the default).
+func (r Resolution) EmbeddingsOn() bool { return r.Embeddings == nil || *r.Embeddings }
 
 // Neo4jMode says whether a build loads Neo4j.
 type Neo4jMode string
@@ -279,6 +308,7 @@ func (p *Pipeline) Validate() error {
 	if p.Extract.Schema != nil {
 		checkSchema(bad, *p.Extract.Schema)
 	}
+	checkResolve(bad, p.Resolution)
 	switch p.Neo4j.Mode {
 	case Neo4jAuto, Neo4jAlways, Neo4jNever:
 	default:
@@ -291,6 +321,32 @@ func (p *Pipeline) Validate() error {
 		bad("duckdb.threads", p.DuckDB.Threads, "must not be negative")
 	}
 	return errors.Join(errs...)
+}
+
+func checkResolve(bad func(string, any, string), r Resolution) {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"high", r.High}, {"low", r.Low}, {"short_high", r.ShortHigh}, {"min_cluster_similarity", r.MinClusterSim}} {
+		if f.v < 0 || f.v > 1 {
+			bad("resolve."+f.name, f.v, "must be between 0 and 1 (0 means the default)")
+		}
+	}
+	if r.High > 0 && r.Low > 0 && r.Low > r.High {
+		bad("resolve.low", r.Low, fmt.Sprintf("must not be above resolve.high (%v)", r.High))
+	}
+	if r.MaxClusterSize < 0 {
+		bad("resolve.max_cluster_size", r.MaxClusterSize, "must not be negative (0 means the default)")
+	}
+	if r.Overrides != "" && strings.TrimSpace(r.Overrides) != r.Overrides {
+		bad("resolve.overrides", r.Overrides, "must not start or end with spaces")
+	}
+	for typ, others := range r.CompatibleTypes {
+		if strings.TrimSpace(typ) == "" || slices.Contains(others, "") {
+			bad("resolve.compatible_types", r.CompatibleTypes, "type names must not be empty")
+			break
+		}
+	}
 }
 
 func checkChunking(bad func(string, any, string), field string, c Chunking) {

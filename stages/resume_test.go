@@ -26,7 +26,7 @@ func sixDocs(t *testing.T) (*pipelines.Pipeline, string) {
 		}
 	}
 	pf := filepath.Join(dir, "p.yaml")
-	if err := os.WriteFile(pf, []byte("name: six\nsources:\n  - {name: docs, paths: [\"docs/*.md\"]}\nllm: {chat_model: m}\n"), 0o600); err != nil {
+	if err := os.WriteFile(pf, []byte("name: six\nsources:\n  - {name: docs, paths: [\"docs/*.md\"]}\nllm: {chat_model: m}\nresolve: {embeddings: false}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	p, err := pipelines.Load(pf)

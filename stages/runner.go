@@ -18,6 +18,7 @@ import (
 
 	"kgforge/bundle"
 	"kgforge/consolidate"
+	"kgforge/consolidate/resolve"
 	"kgforge/extract"
 	"kgforge/ingest"
 	_ "kgforge/ingest/all" // every reader and table loader registers itself
@@ -71,13 +72,16 @@ type Report struct {
 	// ServerBusy is the share of the extract stage's wall time, times its
 	// parallel slots, that the LLM server spent answering: 1 means the
 	// pipeline never kept it waiting.
-	ServerBusy float64     `json:"server_busy"`
-	Nodes      int         `json:"nodes"`
-	Edges      int         `json:"edges"`
-	Merges     int         `json:"merges"`
-	Neo4j      *load.Stats `json:"neo4j,omitempty"`
-	Rejected   []Reject    `json:"rejected"`
-	Warnings   []Reject    `json:"warnings,omitempty"` // items kept with a problem, such as skipped CSV rows
+	ServerBusy float64 `json:"server_busy"`
+	Nodes      int     `json:"nodes"`
+	Edges      int     `json:"edges"`
+	Merges     int     `json:"merges"`
+	// Resolution says how entities were resolved: candidate pairs, merges,
+	// uncertain pairs, splits, overrides that matched nothing.
+	Resolution *consolidate.Resolution `json:"resolution,omitempty"`
+	Neo4j      *load.Stats             `json:"neo4j,omitempty"`
+	Rejected   []Reject                `json:"rejected"`
+	Warnings   []Reject                `json:"warnings,omitempty"` // items kept with a problem, such as skipped CSV rows
 	mu         sync.Mutex
 }
 
@@ -147,9 +151,20 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 	rep := &Report{BuildID: NewBuildID(now()), Pipeline: p.Name, Started: now(), Stages: map[string]StageReport{}, Rejected: []Reject{}}
 	log.Info("build started", "pipeline", p.Name, "build_id", rep.BuildID)
 
-	digests, err := rn.LLM.ModelDigests(ctx, p.LLM.ChatModel)
+	models := []string{p.LLM.ChatModel}
+	if p.Resolution.EmbeddingsOn() {
+		models = append(models, p.LLM.EmbedModel)
+	}
+	digests, err := rn.LLM.ModelDigests(ctx, models...)
 	if err != nil {
 		return rep, err
+	}
+	var overrides *consolidate.Overrides
+	if p.Resolution.Overrides != "" {
+		// Read before anything runs: a broken overrides file fails at start.
+		if overrides, err = consolidate.LoadOverrides(p.Resolve(p.Resolution.Overrides)); err != nil {
+			return rep, err
+		}
 	}
 	cache, err := OpenDiskCache(filepath.Join(rn.CacheDir, "extract"))
 	if err != nil {
@@ -317,7 +332,37 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 	start := time.Now()
 	// Workers finish in any order; sort so the bundle is the same every run.
 	slices.SortFunc(triplets, func(a, b kg.Triplet) int { return strings.Compare(a.ID, b.ID) })
-	graph := consolidate.Build(consolidate.Input{Sources: sources, Chunks: chunks, Triplets: triplets, Entities: entities, Tables: tables})
+	in := consolidate.Input{
+		Sources: sources, Chunks: chunks, Triplets: triplets, Entities: entities, Tables: tables,
+		Resolve: resolve.Config{
+			High: p.Resolution.High, Low: p.Resolution.Low, ShortHigh: p.Resolution.ShortHigh,
+			MinClusterSim: p.Resolution.MinClusterSim, MaxClusterSize: p.Resolution.MaxClusterSize,
+			Compatible: p.Resolution.CompatibleTypes,
+		},
+		Overrides: overrides, FixedPredicates: p.Extract.Schema != nil,
+	}
+	var embedder *consolidate.ModelEmbedder
+	if p.Resolution.EmbeddingsOn() {
+		vcache, err := OpenDiskCache(filepath.Join(rn.CacheDir, "embed"))
+		if err != nil {
+			return rep, err
+		}
+		embedder = &consolidate.ModelEmbedder{Send: rn.LLM.Embed, Model: p.LLM.EmbedModel, Digest: digests[p.LLM.EmbedModel], Cache: vcache}
+		in.Embedder = embedder
+	}
+	cons, err := consolidate.Build(ctx, in)
+	if err != nil {
+		return rep, err
+	}
+	graph := cons.Graph
+	rep.Resolution = &cons.Resolution
+	for _, o := range cons.Resolution.UnmatchedOverrides {
+		rep.warn("consolidate", fmt.Sprintf("%s %s", o.Kind, strings.Join(o.Refs, " / ")), "override not applied: "+o.Reason)
+	}
+	if embedder != nil {
+		log.Info("entities resolved", "embedded", cons.Resolution.Embedded, "embed_requests", embedder.Calls, "embed_cache_hits", embedder.Hits,
+			"merged", cons.Resolution.Stats.Merged, "uncertain", cons.Resolution.Stats.Uncertain)
+	}
 	rep.stage("consolidate", start, len(graph.Nodes))
 
 	start = time.Now()
@@ -326,7 +371,18 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 		Models:  map[string]bundle.Model{"chat": {Name: p.LLM.ChatModel, Digest: digests[p.LLM.ChatModel]}},
 		Prompts: map[string]string{p.Extract.Prompt: ex.PromptVersion()},
 	}
-	dir, err := w.Commit(bundle.Contents{Sources: sources, Chunks: chunks, Triplets: triplets, Tables: tables, Graph: graph}, m)
+	contents := bundle.Contents{Sources: sources, Chunks: chunks, Triplets: triplets, Tables: tables, Graph: graph}
+	if embedder != nil {
+		m.Models["embed"] = bundle.Model{Name: p.LLM.EmbedModel, Digest: digests[p.LLM.EmbedModel]}
+		if len(cons.EntityIDs) > 0 {
+			vs := bundle.VectorSet{Name: "entities", Model: p.LLM.EmbedModel, Dim: len(cons.EntityVectors[0]), IDs: cons.EntityIDs}
+			for _, v := range cons.EntityVectors {
+				vs.Data = append(vs.Data, v...)
+			}
+			contents.Vectors = append(contents.Vectors, vs)
+		}
+	}
+	dir, err := w.Commit(contents, m)
 	if err != nil {
 		return rep, err
 	}

@@ -117,6 +117,7 @@ sources:
   - {name: tables, paths: ["data/*.csv", "data/*.xlsx"]}
 llm: {chat_model: m}
 limits: {max_text_bytes: 100000}
+resolve: {embeddings: false} # the fake server has no embedding model
 `
 	pf := filepath.Join(dir, "p.yaml")
 	if err := os.WriteFile(pf, []byte(raw), 0o600); err != nil {
@@ -307,6 +308,7 @@ sources:
     query: "SELECT * FROM (VALUES ('PO-1', 'S001', 240), ('PO-2', 'S004', 300)) AS t(po_id, supplier_id, qty)"
   - {name: down, kind: postgres, connection_env: KGFORGE_DOWN_DSN}
 llm: {chat_model: m}
+resolve: {embeddings: false}
 `
 	pf := filepath.Join(dir, "p.yaml")
 	if err := os.WriteFile(pf, []byte(raw), 0o600); err != nil {

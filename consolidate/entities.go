@@ -1,0 +1,332 @@
+package consolidate
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"kgforge/consolidate/resolve"
+	"kgforge/kg"
+)
+
+// Embedder turns texts into vectors, one per text, in order.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// Cache stores vectors by content address; implementations are safe for
+// concurrent use.
+type Cache interface {
+	Get(key string) (val []byte, ok bool)
+	Put(key string, val []byte) error
+}
+
+// ModelEmbedder embeds through a model with a content-addressed cache: a text
+// embedded once by a model (named by its digest) is never sent again.
+type ModelEmbedder struct {
+	// Send embeds texts through the server (llm.Client.Embed).
+	Send   func(ctx context.Context, model string, texts []string, batch int) ([][]float32, error)
+	Model  string
+	Digest string
+	Cache  Cache // nil: no cache
+	Batch  int   // texts per request; 0 means 64
+
+	// Calls and Hits count requests sent and texts served by the cache.
+	Calls, Hits int
+}
+
+// Embed returns the vectors of texts, from the cache where it has them.
+func (m *ModelEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	var todo []int
+	keys := make([]string, len(texts))
+	for i, t := range texts {
+		sum := sha256.Sum256([]byte("embed\x00" + m.Digest + "\x00" + t))
+		keys[i] = hex.EncodeToString(sum[:])
+		if m.Cache != nil {
+			if raw, ok := m.Cache.Get(keys[i]); ok && len(raw)%4 == 0 && len(raw) > 0 {
+				out[i] = decodeVector(raw)
+				m.Hits++
+				continue
+			}
+		}
+		todo = append(todo, i)
+	}
+	batch := cmp.Or(m.Batch, 64)
+	for start := 0; start < len(todo); start += batch {
+		idx := todo[start:min(start+batch, len(todo))]
+		in := make([]string, len(idx))
+		for k, i := range idx {
+			in[k] = texts[i]
+		}
+		vecs, err := m.Send(ctx, m.Model, in, len(in))
+		m.Calls++
+		if err != nil {
+			return nil, err
+		}
+		for k, i := range idx {
+			out[i] = vecs[k]
+			if m.Cache != nil {
+				if err := m.Cache.Put(keys[i], encodeVector(vecs[k])); err != nil {
+					return nil, fmt.Errorf("cache embedding: %w", err)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+func encodeVector(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+func decodeVector(b []byte) []float32 {
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
+}
+
+// surface is one distinct entity as extracted: a name (white space folded)
+// with a type. The same name with two types is two surfaces, which resolve
+// merges when the types are compatible.
+type surface struct {
+	key          string
+	name, typ    string
+	mentions     int
+	facts        int
+	descriptions map[string]int
+	evidence     []string // sample mentions CHUNK_ID:START-END
+}
+
+func surfaceKey(name, typ string) string { return kg.ID("surface", name, typ) }
+
+func foldSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// collectSurfaces gathers the distinct surfaces of triplets and entities.
+func collectSurfaces(triplets []kg.Triplet, extra []kg.Mention) map[string]*surface {
+	out := map[string]*surface{}
+	add := func(m kg.Mention, fact bool) *surface {
+		name := foldSpace(m.Surface)
+		k := surfaceKey(name, m.Type)
+		s, ok := out[k]
+		if !ok {
+			s = &surface{key: k, name: name, typ: m.Type, descriptions: map[string]int{}}
+			out[k] = s
+		}
+		s.mentions++
+		if fact {
+			s.facts++
+		}
+		if m.Description != "" {
+			s.descriptions[m.Description]++
+		}
+		if len(s.evidence) < 3 && m.ChunkID != "" {
+			ev := fmt.Sprintf("%s:%d-%d", m.ChunkID, m.Span.Start, m.Span.End)
+			if !slices.Contains(s.evidence, ev) {
+				s.evidence = append(s.evidence, ev)
+			}
+		}
+		return s
+	}
+	for _, t := range triplets {
+		add(t.Subject, true)
+		add(t.Object, true)
+	}
+	for _, m := range extra {
+		add(m, false)
+	}
+	return out
+}
+
+// Resolution is what resolving the entities gave.
+type Resolution struct {
+	Stats              resolve.Stats           `json:"stats"`
+	Predicates         map[string]string       `json:"predicates,omitempty"` // merged predicate → canonical
+	UnmatchedOverrides []resolve.OverrideIssue `json:"unmatched_overrides,omitempty"`
+	Embedded           int                     `json:"embedded"` // surfaces with a vector
+	Splits             int                     `json:"splits"`
+}
+
+// resolved maps every surface to its cluster.
+type resolved struct {
+	clusterOf map[string]*resolve.Cluster // surface key → cluster
+	result    resolve.Result
+	vectors   map[string][]float32 // surface key → vector
+}
+
+// resolveSurfaces embeds the surfaces (when emb is set) and resolves them.
+func resolveSurfaces(ctx context.Context, surfaces map[string]*surface, emb Embedder, cfg resolve.Config) (resolved, error) {
+	keys := make([]string, 0, len(surfaces))
+	for k := range surfaces {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	r := resolved{clusterOf: map[string]*resolve.Cluster{}, vectors: map[string][]float32{}}
+	ents := make([]resolve.Entity, len(keys))
+	for i, k := range keys {
+		s := surfaces[k]
+		ents[i] = resolve.Entity{Key: k, Name: s.name, Type: s.typ, Description: top(s.descriptions), Mentions: s.mentions, Evidence: s.facts}
+	}
+	if emb != nil && len(ents) > 0 {
+		// The name alone is embedded: descriptions are written per chunk
+		// by the model and differ even for one thing, which would pull
+		// duplicates apart; types are compared by the compatibility table.
+		texts := make([]string, len(ents))
+		for i, e := range ents {
+			texts[i] = e.Name
+		}
+		vecs, err := emb.Embed(ctx, texts)
+		if err != nil {
+			return r, fmt.Errorf("embed %d entity names: %w", len(texts), err)
+		}
+		for i := range ents {
+			ents[i].Vector = vecs[i]
+			r.vectors[ents[i].Key] = vecs[i]
+		}
+	}
+	res, err := resolve.Resolve(ctx, ents, cfg)
+	if err != nil {
+		return r, fmt.Errorf("resolve %d entities: %w", len(ents), err)
+	}
+	r.result = res
+	for i := range res.Clusters {
+		c := &res.Clusters[i]
+		for _, m := range c.Members {
+			r.clusterOf[m] = c
+		}
+	}
+	return r, nil
+}
+
+// entityNodes returns a node per cluster and the merge log.
+func entityNodes(surfaces map[string]*surface, r resolved, high, low float64) ([]kg.Node, []kg.MergeDecision, []kg.MergeLink) {
+	var nodes []kg.Node
+	var merges []kg.MergeDecision
+	var links []kg.MergeLink
+	for _, c := range r.result.Clusters {
+		typ := c.Type
+		labels := []string{"Entity"}
+		if typ != "" && !reservedLabels[typ] {
+			labels = append(labels, typ)
+		}
+		n := kg.Node{ID: c.ID, Name: c.Canonical, Kind: kg.NodeConcept, Labels: labels, Properties: map[string]string{"type": typ}}
+		descriptions := map[string]int{}
+		best := map[string]resolve.Pair{} // member key → its strongest link
+		signals := map[string][]string{}
+		for _, p := range c.Merges {
+			for _, k := range []string{p.A, p.B} {
+				if b, ok := best[k]; !ok || p.Cosine > b.Cosine {
+					best[k] = p
+				}
+				for _, s := range p.Signals {
+					if !slices.Contains(signals[k], string(s)) {
+						signals[k] = append(signals[k], string(s))
+					}
+				}
+			}
+			links = append(links, kg.MergeLink{
+				ClusterID: c.ID, BCluster: c.ID, A: surfaces[p.A].name, B: surfaces[p.B].name, Cosine: p.Cosine,
+				Signals: signalStrings(p.Signals), Band: string(p.Band), Rule: string(p.Rule), Decision: "merged",
+				Doubt: mergedDoubt(p, high, low),
+			})
+		}
+		for _, k := range c.Members {
+			s := surfaces[k]
+			for d, cnt := range s.descriptions {
+				descriptions[d] += cnt
+			}
+			if s.name != c.Canonical && !slices.Contains(n.Aliases, s.name) {
+				n.Aliases = append(n.Aliases, s.name)
+			}
+			d := kg.MergeDecision{
+				ClusterID: c.ID, Member: s.name, MemberType: s.typ, Canonical: c.Canonical, Score: 1, Rule: "single",
+				DecidedBy: "auto", Mentions: s.mentions, Evidence: s.evidence, Signals: signals[k],
+			}
+			if p, ok := best[k]; ok {
+				d.Score, d.Rule, d.Band = p.Cosine, string(p.Rule), string(p.Band)
+				if p.Rule == resolve.RuleMustLink {
+					d.DecidedBy = "override"
+				}
+			}
+			slices.Sort(d.Signals)
+			merges = append(merges, d)
+		}
+		if d := top(descriptions); d != "" {
+			n.Description = d
+		}
+		slices.Sort(n.Aliases)
+		nodes = append(nodes, n)
+	}
+	cluster := func(k string) string {
+		if c := r.clusterOf[k]; c != nil {
+			return c.ID
+		}
+		return ""
+	}
+	for _, p := range r.result.Uncertain {
+		links = append(links, kg.MergeLink{
+			ClusterID: cluster(p.A), BCluster: cluster(p.B), A: surfaces[p.A].name, B: surfaces[p.B].name, Cosine: p.Cosine,
+			Signals: signalStrings(p.Signals), Band: string(p.Band), Rule: string(p.Rule), Decision: "uncertain",
+			Doubt: 1 - min(1, max(0, p.Margin)),
+		})
+	}
+	for _, sp := range r.result.Splits {
+		decision := "split"
+		if sp.Reason == resolve.SplitCannotLink {
+			decision = "cannot_link"
+		}
+		for _, p := range sp.Cut {
+			links = append(links, kg.MergeLink{
+				ClusterID: cluster(p.A), BCluster: cluster(p.B), A: surfaces[p.A].name, B: surfaces[p.B].name, Cosine: p.Cosine,
+				Signals: signalStrings(p.Signals), Band: string(p.Band), Rule: string(sp.Reason), Decision: decision, Doubt: 0.6,
+			})
+		}
+	}
+	slices.SortFunc(merges, func(a, b kg.MergeDecision) int {
+		return cmp.Or(strings.Compare(a.ClusterID, b.ClusterID), strings.Compare(a.Member, b.Member), strings.Compare(a.MemberType, b.MemberType))
+	})
+	slices.SortFunc(links, func(a, b kg.MergeLink) int {
+		return cmp.Or(cmp.Compare(b.Doubt, a.Doubt), strings.Compare(a.A, b.A), strings.Compare(a.B, b.B), strings.Compare(a.Decision, b.Decision))
+	})
+	return nodes, merges, links
+}
+
+// mergedDoubt is how doubtful an accepted link is, in [0, 0.5]: an expert's
+// must-link none, a link by cosine more the closer it came to the threshold
+// that admitted it; a name-key link without a vector a fixed 0.25.
+func mergedDoubt(p resolve.Pair, high, low float64) float64 {
+	switch {
+	case p.Rule == resolve.RuleMustLink:
+		return 0
+	case p.Band == resolve.BandNone:
+		return 0.25
+	}
+	floor := high
+	if p.Rule != resolve.RuleCosineHigh && p.Rule != resolve.RuleShortCosine {
+		floor = low
+	}
+	if floor >= 1 {
+		return 0
+	}
+	return 0.5 * (1 - min(1, max(0, (p.Cosine-floor)/(1-floor))))
+}
+
+func signalStrings(s []resolve.Signal) []string {
+	out := make([]string, len(s))
+	for i, x := range s {
+		out[i] = string(x)
+	}
+	return out
+}
