@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"kgforge/bundle"
@@ -42,6 +44,11 @@ type Config struct {
 	RetryTime time.Duration
 }
 
+// maxBuffered bounds the rows held across all label sets or types, in
+// batches: past it every partial batch is written, so memory stays bounded
+// however many labels the LLM invented.
+const maxBuffered = 4
+
 // DefaultBatchSize is the number of rows per UNWIND batch, chosen by
 // measurement (docs/benchmarks.md, "Neo4j load").
 const DefaultBatchSize = 1000
@@ -49,9 +56,10 @@ const DefaultBatchSize = 1000
 // Loader loads bundles into one Neo4j database. It is safe for sequential
 // use; Close releases the driver.
 type Loader struct {
-	driver neo4j.DriverWithContext
-	cfg    Config
-	log    *slog.Logger
+	driver  neo4j.DriverWithContext
+	cfg     Config
+	log     *slog.Logger
+	retries atomic.Int64
 }
 
 // Stats is what one load did.
@@ -64,6 +72,9 @@ type Stats struct {
 	AlreadyLoaded bool          `json:"already_loaded,omitempty"` // the build was current and whole: nothing written
 	Duration      time.Duration `json:"duration_ns"`
 	NodesTime     time.Duration `json:"nodes_ns"`
+	// Retries counts writes sent again after the connection was lost
+	// during their commit (the driver's own retries are not counted).
+	Retries int64 `json:"retries"`
 	RelsTime      time.Duration `json:"relationships_ns"`
 }
 
@@ -80,7 +91,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Loader, error) {
 		auth = neo4j.BasicAuth(cfg.Username, cfg.Password, "")
 	}
 	d, err := neo4j.NewDriverWithContext(cfg.URI, auth, func(c *config.Config) {
-		c.MaxTransactionRetryTime = cmp.Or(cfg.RetryTime, 30*time.Second)
+		c.MaxTransactionRetryTime = cmp.Or(cfg.RetryTime, 30*time.Second) // Loader.retryTime
 	})
 	if err != nil {
 		return nil, fmt.Errorf("connect to neo4j %s: %w", cfg.URI, err)
@@ -110,10 +121,12 @@ var schema = []string{
 // counted does one small transaction make it current. Then the nodes and
 // relationships of every other build are removed. A load that fails at any
 // point before the switch leaves the previous build current and whole.
-func (l *Loader) Load(ctx context.Context, b *bundle.Bundle) (Stats, error) {
+func (l *Loader) Load(ctx context.Context, b *bundle.Bundle) (st Stats, _ error) {
 	start := time.Now()
 	build := b.Manifest.BuildID
-	st := Stats{Graph: l.graphOf(b)}
+	st = Stats{Graph: l.graphOf(b)}
+	l.retries.Store(0)
+	defer func() { st.Retries = l.retries.Load() }()
 	graph := st.Graph
 	fail := func(what string, err error) (Stats, error) {
 		return st, fmt.Errorf("load bundle %s into neo4j: %s: %w", b.Dir, what, err)
@@ -201,12 +214,23 @@ func (l *Loader) loadNodes(ctx context.Context, b *bundle.Bundle, build string) 
 		}
 		return nil
 	}
+	buffered := 0
 	err := b.Nodes(ctx, func(n kg.Node) error {
 		key := labelKey(n.Labels)
 		batches[key] = append(batches[key], map[string]any{"id": n.ID, "props": nodeProps(n)})
 		count++
+		buffered++
 		if len(batches[key]) >= l.cfg.BatchSize {
+			buffered -= len(batches[key])
 			return flush(key)
+		}
+		if buffered >= maxBuffered*l.cfg.BatchSize { // many label sets: bound memory
+			buffered = 0
+			for _, k := range sortedKeys(batches) {
+				if err := flush(k); err != nil {
+					return err
+				}
+			}
 		}
 		return nil
 	})
@@ -244,12 +268,23 @@ func (l *Loader) loadRels(ctx context.Context, b *bundle.Bundle, build string) (
 		rels[typ] = rows[:0]
 		return nil
 	}
+	buffered := 0
 	err := b.Edges(ctx, func(e kg.Edge) error {
 		typ := RelType(e.Type)
 		rels[typ] = append(rels[typ], map[string]any{"id": e.ID, "src": e.Src, "dst": e.Dst, "props": edgeProps(e)})
 		count++
+		buffered++
 		if len(rels[typ]) >= l.cfg.BatchSize {
+			buffered -= len(rels[typ])
 			return flush(typ)
+		}
+		if buffered >= maxBuffered*l.cfg.BatchSize { // many types: bound memory
+			buffered = 0
+			for _, t := range sortedKeys(rels) {
+				if err := flush(t); err != nil {
+					return err
+				}
+			}
 		}
 		return nil
 	})
@@ -347,7 +382,34 @@ func (l *Loader) write(ctx context.Context, q string, params map[string]any) err
 }
 
 // writeCount is write for a statement that returns one integer column n.
+//
+// The driver retries transient errors but not a connection lost during
+// commit, since it cannot know whether the commit happened. Every kgforge
+// write is idempotent, so that case is retried here, with exponential
+// backoff and jitter, within the same time bound as the driver's retries.
 func (l *Loader) writeCount(ctx context.Context, q string, params map[string]any) (int64, error) {
+	deadline := time.Now().Add(l.retryTime())
+	delay := 100 * time.Millisecond
+	for {
+		n, err := l.writeOnce(ctx, q, params)
+		var ce *neo4j.ConnectivityError
+		if err == nil || !errors.As(err, &ce) || time.Now().Add(delay).After(deadline) {
+			return n, err
+		}
+		l.retries.Add(1)
+		l.log.Warn("neo4j connection lost during a write; retrying it (every write is idempotent)", "err", err, "after", delay)
+		select {
+		case <-ctx.Done():
+			return n, errors.Join(err, ctx.Err())
+		case <-time.After(delay/2 + rand.N(delay/2)):
+		}
+		delay = min(2*delay, 5*time.Second)
+	}
+}
+
+func (l *Loader) retryTime() time.Duration { return cmp.Or(l.cfg.RetryTime, 30*time.Second) }
+
+func (l *Loader) writeOnce(ctx context.Context, q string, params map[string]any) (int64, error) {
 	s := l.driver.NewSession(ctx, neo4j.SessionConfig{DatabaseName: l.cfg.Database, AccessMode: neo4j.AccessModeWrite})
 	n, err := neo4j.ExecuteWrite(ctx, s, func(tx neo4j.ManagedTransaction) (int64, error) {
 		res, err := tx.Run(ctx, q, params)

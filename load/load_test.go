@@ -1,14 +1,15 @@
 package load
 
 import (
+	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"os"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -299,20 +300,36 @@ func TestLoaderIntegration_ConnectionKilledMidLoad(t *testing.T) {
 	ctx := context.Background()
 	g := testGraph(500, "kill")
 	p := startProxy(t, uri)
-	for _, after := range []int64{40_000, 150_000} {
-		p.killAfter(after, false)
+	cuts := []struct {
+		name string
+		arm  func()
+	}{
+		// Anywhere in the byte stream: a statement, its results or a commit.
+		{"after 40000 bytes", func() { p.killAfter(40_000, false) }},
+		{"after 150000 bytes", func() { p.killAfter(150_000, false) }},
+		// Right after a COMMIT reached the server, before its answer came
+		// back: the driver cannot know whether it committed and does not
+		// retry; the loader does, since its writes are idempotent.
+		{"after the 3rd commit", func() { p.killAfterCommits(3) }},
+		{"after the 12th commit", func() { p.killAfterCommits(12) }},
+	}
+	for i, cut := range cuts {
+		cut.arm()
 		l := newLoader(t, p.uri(), 40)
-		l.cfg.Graph = fmt.Sprintf("%s-%d", l.cfg.Graph, after)
-		st, err := l.Load(ctx, buildBundle(t, fmt.Sprintf("kill-%d-%s", after, t.Name()), g))
+		l.cfg.Graph = fmt.Sprintf("%s-%d", l.cfg.Graph, i)
+		st, err := l.Load(ctx, buildBundle(t, fmt.Sprintf("kill-%d-%s", i, t.Name()), g))
 		if err != nil {
-			t.Fatalf("cut after %d bytes: %v", after, err)
+			t.Fatalf("cut %s: %v", cut.name, err)
 		}
 		if p.killed.Load() == 0 {
-			t.Fatalf("cut after %d bytes: the proxy never cut (the load sent fewer bytes)", after)
+			t.Fatalf("cut %s: the proxy never cut (the load sent less)", cut.name)
 		}
 		p.killed.Store(0)
+		if strings.Contains(cut.name, "commit") && st.Retries == 0 {
+			t.Errorf("cut %s: the loader retried nothing", cut.name)
+		}
 		if got := graphState(t, l); !slices.Equal(got, bundleState(g)) || st.Nodes != len(g.Nodes) {
-			t.Errorf("cut after %d bytes: neo4j holds %d lines, want %d", after, len(got), len(bundleState(g)))
+			t.Errorf("cut %s: neo4j holds %d lines, want %d", cut.name, len(got), len(bundleState(g)))
 		}
 	}
 }
@@ -321,13 +338,16 @@ func TestLoaderIntegration_ConnectionKilledMidLoad(t *testing.T) {
 // once the clients have sent a number of bytes, like a network that fails
 // in the middle of a transaction or its commit.
 type proxy struct {
-	ln      net.Listener
-	target  string
-	mu      sync.Mutex
-	conns   []net.Conn
-	sent    atomic.Int64
-	limit   atomic.Int64
-	dead    atomic.Bool // refuse every connection from now on
+	ln     net.Listener
+	target string
+	mu     sync.Mutex
+	conns  []net.Conn
+	sent   atomic.Int64
+	limit  atomic.Int64
+	dead   atomic.Bool // refuse every connection from now on
+	// commits, when above zero, counts down the COMMIT messages to forward
+	// before cutting.
+	commits atomic.Int64
 	killed  atomic.Int64
 	forGood bool
 }
@@ -358,6 +378,19 @@ func (p *proxy) killAfter(n int64, forGood bool) {
 	p.mu.Unlock()
 	p.limit.Store(p.sent.Load() + n)
 }
+
+// killAfterCommits arms the proxy to cut every connection right after the
+// nth COMMIT message from now has been forwarded to the server.
+func (p *proxy) killAfterCommits(n int64) {
+	p.mu.Lock()
+	p.forGood = false
+	p.mu.Unlock()
+	p.commits.Store(n)
+}
+
+// boltCommit is a whole Bolt COMMIT message: a chunk of two bytes holding
+// an empty structure with signature 0x12, and the end-of-message marker.
+var boltCommit = []byte{0x00, 0x02, 0xB0, 0x12, 0x00, 0x00}
 
 func (p *proxy) cut() {
 	p.mu.Lock()
@@ -390,11 +423,32 @@ func (p *proxy) serve() {
 		p.mu.Lock()
 		p.conns = append(p.conns, c, s)
 		p.mu.Unlock()
-		go func() { _, _ = io.Copy(c, s) }()
+		var mute atomic.Bool // drop the server's answers from now on
+		go func() {
+			buf := make([]byte, 4096)
+			for {
+				n, err := s.Read(buf)
+				if n > 0 && !mute.Load() {
+					if _, err := c.Write(buf[:n]); err != nil {
+						return
+					}
+				}
+				if err != nil {
+					return
+				}
+			}
+		}()
 		go func() {
 			buf := make([]byte, 4096)
 			for {
 				n, err := c.Read(buf)
+				if n > 0 && p.commits.Load() > 0 && bytes.Contains(buf[:n], boltCommit) && p.commits.Add(-1) == 0 {
+					mute.Store(true)
+					_, _ = s.Write(buf[:n])
+					time.Sleep(50 * time.Millisecond) // let the server commit
+					p.cut()
+					return
+				}
 				if n > 0 {
 					if lim := p.limit.Load(); lim > 0 && p.sent.Add(int64(n)) >= lim && p.limit.CompareAndSwap(lim, 0) {
 						// Forward the bytes that crossed the line, then cut:
