@@ -32,7 +32,7 @@ var allowed = map[string][]string{
 	"load":           {"kg", "bundle"},
 	"bundle":         {"kg", "internal/duck"},
 	"agent":          {"bundle", "llm", "prompts", "kg", "internal/duck"},
-	"review":         {"bundle", "consolidate"},
+	"review":         {"bundle", "consolidate", "kg"},
 	"bench/quality":  {},
 	"bench/extractq": {"bench/quality", "extract", "kg", "llm", "stages"},
 	"bench/erq":      {"bench/quality", "consolidate/resolve", "kg", "llm"},

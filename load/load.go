@@ -74,8 +74,8 @@ type Stats struct {
 	NodesTime     time.Duration `json:"nodes_ns"`
 	// Retries counts writes sent again after the connection was lost
 	// during their commit (the driver's own retries are not counted).
-	Retries int64 `json:"retries"`
-	RelsTime      time.Duration `json:"relationships_ns"`
+	Retries  int64         `json:"retries"`
+	RelsTime time.Duration `json:"relationships_ns"`
 }
 
 // New connects to Neo4j and checks that it answers.

@@ -181,14 +181,18 @@ func BenchmarkResolve(b *testing.B) {
 	}
 }
 
-// TestHNSWRecall measures the share of the exact candidate pairs (every
-// pair within each entity's K nearest compatible neighbours with cosine ≥
-// Low, compared pair by pair) that the HNSW search finds. The exact side
-// compares every pair: about three minutes for 100k names on two cores, so
-// it runs only with KGFORGE_RECALL=1 (KGFORGE_RECALL_N sets the size).
-func TestHNSWRecall(t *testing.T) {
+// TestRecall measures the share of the exact candidate pairs (every pair
+// within each entity's K nearest compatible neighbours with cosine ≥ Low,
+// found by comparing every pair) that an index finds. The exact side
+// compares every pair, minutes for 100k names on two cores, so the test
+// runs only with KGFORGE_RECALL=1. KGFORGE_RECALL_N sets the number of
+// names (default 100000); KGFORGE_RECALL_CONFIGS lists the indexes to
+// measure, separated by ";": "ivf:PROBES,CELLS" (CELLS 0 for the
+// default) or "hnsw:M,EF_CONSTRUCTION,EF_SEARCH"; default, the default
+// index with its default settings.
+func TestRecall(t *testing.T) {
 	if os.Getenv("KGFORGE_RECALL") != "1" {
-		t.Skip("set KGFORGE_RECALL=1 to measure HNSW recall against exact all-pairs")
+		t.Skip("set KGFORGE_RECALL=1 to measure index recall against exact all-pairs")
 	}
 	n := 100_000
 	if s := os.Getenv("KGFORGE_RECALL_N"); s != "" {
@@ -196,14 +200,30 @@ func TestHNSWRecall(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ents, _ := synthetic(n, benchDim, 2)
-	cfg := Config{}.withDefaults()
-	if s := os.Getenv("KGFORGE_RECALL_HNSW"); s != "" {
-		if _, err := fmt.Sscanf(s, "%d,%d,%d", &cfg.HNSW.M, &cfg.HNSW.EfConstruction, &cfg.HNSW.EfSearch); err != nil {
-			t.Fatal(err)
+	configs := []Config{Config{}.withDefaults()}
+	if s := os.Getenv("KGFORGE_RECALL_CONFIGS"); s != "" {
+		configs = nil
+		for _, spec := range strings.Split(s, ";") {
+			cfg := Config{}.withDefaults()
+			kind, params, _ := strings.Cut(strings.TrimSpace(spec), ":")
+			cfg.Index = IndexKind(kind)
+			var err error
+			switch cfg.Index {
+			case IndexIVF:
+				_, err = fmt.Sscanf(params, "%d,%d", &cfg.IVF.Probes, &cfg.IVF.Cells)
+			case IndexHNSW:
+				_, err = fmt.Sscanf(params, "%d,%d,%d", &cfg.HNSW.M, &cfg.HNSW.EfConstruction, &cfg.HNSW.EfSearch)
+			default:
+				err = fmt.Errorf("unknown index %q", kind)
+			}
+			if err != nil {
+				t.Fatalf("config %q: %v", spec, err)
+			}
+			configs = append(configs, cfg)
 		}
 	}
-	r, err := newResolver(ents, cfg, entityKeys)
+	ents, _ := synthetic(n, benchDim, 2)
+	r, err := newResolver(ents, Config{}.withDefaults(), entityKeys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,19 +233,6 @@ func TestHNSWRecall(t *testing.T) {
 	for i := range all {
 		all[i] = int32(i)
 	}
-	ctx := context.Background()
-	start := time.Now()
-	approx, err := r.indexed(ctx, all)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tIndexed := time.Since(start)
-	start = time.Now()
-	exact, err := r.exact(ctx, all)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tExact := time.Since(start)
 	set := func(cs []cand) map[uint64]bool {
 		m := map[uint64]bool{}
 		for _, c := range cs {
@@ -233,18 +240,39 @@ func TestHNSWRecall(t *testing.T) {
 		}
 		return m
 	}
-	want, got := set(exact), set(approx)
-	hit := 0
-	for k := range want {
-		if got[k] {
-			hit++
-		}
+	ctx := context.Background()
+	start := time.Now()
+	exact, err := r.exact(ctx, all)
+	if err != nil {
+		t.Fatal(err)
 	}
-	recall := float64(hit) / float64(max(1, len(want)))
-	t.Logf("n=%d M=%d EfConstruction=%d EfSearch=%d: exact pairs %d (%s), HNSW pairs %d (%s), recall %.4f",
-		n, cfg.HNSW.M, cfg.HNSW.EfConstruction, cfg.HNSW.EfSearch, len(want), tExact, len(got), tIndexed, recall)
-	if recall < 0.99 {
-		t.Errorf("HNSW recall %.4f, want ≥ 0.99", recall)
+	want := set(exact)
+	t.Logf("n=%d: exact all-pairs: %d pairs in %s", n, len(want), time.Since(start))
+	for _, cfg := range configs {
+		r.cfg = cfg
+		start = time.Now()
+		var approx []cand
+		if cfg.Index == IndexHNSW {
+			approx, err = r.indexed(ctx, all)
+		} else {
+			approx, err = r.ivf(ctx, all)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		took := time.Since(start)
+		got := set(approx)
+		hit := 0
+		for k := range want {
+			if got[k] {
+				hit++
+			}
+		}
+		recall := float64(hit) / float64(max(1, len(want)))
+		t.Logf("n=%d %s ivf=%+v hnsw=%+v: %d pairs in %s, recall %.4f", n, cfg.Index, cfg.IVF, cfg.HNSW, len(got), took, recall)
+		if recall < 0.99 {
+			t.Errorf("%s recall %.4f, want ≥ 0.99", cfg.Index, recall)
+		}
 	}
 }
 

@@ -202,7 +202,11 @@ func (r *resolver) vectorCandidates(ctx context.Context) ([]cand, error) {
 			pairs, err = r.exact(ctx, m)
 		} else {
 			r.stats.IndexedGroups++
-			pairs, err = r.indexed(ctx, m)
+			if r.cfg.Index == IndexHNSW {
+				pairs, err = r.indexed(ctx, m)
+			} else {
+				pairs, err = r.ivf(ctx, m)
+			}
 		}
 		if err != nil {
 			return nil, err
@@ -295,19 +299,18 @@ func (r *resolver) indexed(ctx context.Context, m []int32) ([]cand, error) {
 	}
 	debugf("built index of %d in %s", len(m), time.Since(t0))
 	g.EfSearch = r.cfg.HNSW.EfSearch
-	return r.search(ctx, m, func(v []float32) []int32 {
-		res := g.Search(v, r.cfg.HNSW.EfSearch)
-		keys := make([]int32, len(res))
-		for k, n := range res {
-			keys[k] = n.Key
+	return r.search(ctx, m, func(_ int, v []float32, visit func(int32)) {
+		for _, n := range g.Search(v, r.cfg.HNSW.EfSearch) {
+			visit(n.Key)
 		}
-		return keys
 	})
 }
 
-// search runs find for every member in parallel and keeps each member's
-// best K compatible neighbours with cosine ≥ Low.
-func (r *resolver) search(ctx context.Context, m []int32, find func([]float32) []int32) ([]cand, error) {
+// search calls find for every member (its position in m and its vector),
+// in parallel, and keeps the member's best K compatible neighbours with
+// cosine ≥ Low among those find visits; find visits each entity at most
+// once per member.
+func (r *resolver) search(ctx context.Context, m []int32, find func(pos int, v []float32, visit func(int32))) ([]cand, error) {
 	low := float32(r.cfg.Low)
 	found := make([][]cand, r.cfg.Workers)
 	parallelChunks(len(m), r.cfg.Workers, 64, func(w, lo, hi int) {
@@ -315,17 +318,18 @@ func (r *resolver) search(ctx context.Context, m []int32, find func([]float32) [
 			return
 		}
 		var ns []neighbour
-		for _, i := range m[lo:hi] {
+		for pos := lo; pos < hi; pos++ {
+			i := m[pos]
 			vi := r.vec(int(i))
 			ns = ns[:0]
-			for _, j := range find(vi) {
+			find(pos, vi, func(j int32) {
 				if j == i || !r.compatible(int(i), int(j)) {
-					continue
+					return
 				}
 				if c := dot(vi, r.vec(int(j))); c >= low {
 					ns = append(ns, neighbour{j: j, c: c})
 				}
-			}
+			})
 			found[w] = r.topK(found[w], i, ns)
 		}
 	})

@@ -16,6 +16,10 @@ const (
 	DefaultK                  = 10
 	DefaultExactLimit         = 5000
 	DefaultMaxBlockSize       = 100
+	DefaultIndex              = IndexIVF
+	DefaultIVFProbes          = 3
+	DefaultIVFSamplePerCell   = 32
+	DefaultIVFIterations      = 6
 	DefaultHNSWM              = 16
 	DefaultHNSWEfSearch       = 48
 	DefaultHNSWEfConstruction = 32
@@ -54,13 +58,43 @@ type Config struct {
 	// always compatible, and an unknown type ("" or "unknown") is compatible
 	// with every type. Types compare after folding case and white space.
 	Compatible map[string][]string
-	// HNSW tunes the approximate index used above ExactLimit.
+	// Index is how groups of ExactLimit members or more are searched.
+	Index IndexKind
+	// IVF tunes IndexIVF.
+	IVF IVFConfig
+	// HNSW tunes IndexHNSW.
 	HNSW HNSWConfig
 	// Overrides are the expert's decisions, applied before automatic merging.
 	Overrides Overrides
 	// Workers is the number of goroutines that compare vectors; zero means
 	// GOMAXPROCS.
 	Workers int
+}
+
+// IndexKind names a way to find near neighbours in a large group.
+type IndexKind string
+
+// The index kinds.
+const (
+	// IndexIVF is an inverted file: spherical k-means cells, each member
+	// compared with the members of its Probes nearest cells. Deterministic.
+	IndexIVF IndexKind = "ivf"
+	// IndexHNSW is a github.com/coder/hnsw graph, built on one goroutine
+	// and searched on all workers.
+	IndexHNSW IndexKind = "hnsw"
+)
+
+// IVFConfig tunes IndexIVF.
+type IVFConfig struct {
+	// Cells is the number of k-means cells; zero means √(Probes·n), which
+	// balances assigning members to cells against comparing within them.
+	Cells int
+	// Probes is the number of nearest cells each member is compared with.
+	Probes int
+	// SamplePerCell sizes the training sample: Cells·SamplePerCell members.
+	SamplePerCell int
+	// Iterations of k-means.
+	Iterations int
 }
 
 // HNSWConfig tunes github.com/coder/hnsw. Larger M and EfSearch raise
@@ -127,6 +161,12 @@ func (c Config) withDefaults() Config {
 	defInt(&c.K, DefaultK)
 	defInt(&c.ExactLimit, DefaultExactLimit)
 	defInt(&c.MaxBlockSize, DefaultMaxBlockSize)
+	if c.Index == "" {
+		c.Index = DefaultIndex
+	}
+	defInt(&c.IVF.Probes, DefaultIVFProbes)
+	defInt(&c.IVF.SamplePerCell, DefaultIVFSamplePerCell)
+	defInt(&c.IVF.Iterations, DefaultIVFIterations)
 	defInt(&c.HNSW.M, DefaultHNSWM)
 	defInt(&c.HNSW.EfSearch, DefaultHNSWEfSearch)
 	defInt(&c.HNSW.EfConstruction, DefaultHNSWEfConstruction)
@@ -173,10 +213,17 @@ func (c Config) Validate() error {
 		{"hnsw.ef_search", c.HNSW.EfSearch, 1},
 		{"hnsw.ef_construction", c.HNSW.EfConstruction, 1},
 		{"workers", c.Workers, 1},
+		{"ivf.probes", c.IVF.Probes, 1},
+		{"ivf.sample_per_cell", c.IVF.SamplePerCell, 1},
+		{"ivf.iterations", c.IVF.Iterations, 1},
+		{"ivf.cells", c.IVF.Cells, 0},
 	} {
 		if f.v < f.min {
 			bad(f.name, f.v, fmt.Sprintf("must be at least %d", f.min))
 		}
+	}
+	if c.Index != IndexIVF && c.Index != IndexHNSW {
+		bad("index", c.Index, fmt.Sprintf("must be %q or %q", IndexIVF, IndexHNSW))
 	}
 	if c.HNSW.Ml <= 0 || c.HNSW.Ml >= 1 {
 		bad("hnsw.ml", c.HNSW.Ml, "must be in (0, 1)")

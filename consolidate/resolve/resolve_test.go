@@ -363,7 +363,8 @@ func TestResolve_DeterministicUnderShuffle(t *testing.T) {
 		cfg  Config
 	}{
 		{"exact", Config{}},
-		{"indexed", Config{ExactLimit: 2}},
+		{"ivf", Config{ExactLimit: 2, Index: IndexIVF}},
+		{"hnsw", Config{ExactLimit: 2, Index: IndexHNSW}},
 		{"overrides", Config{Overrides: Overrides{CannotLink: []NamePair{{A: "i1", B: "i3"}}, Rename: []Rename{{Member: "Acme", Name: "ACME Corporation"}}}}},
 	} {
 		t.Run(cfg.name, func(t *testing.T) {
@@ -414,26 +415,52 @@ func TestResolve_Fixture(t *testing.T) {
 	}
 }
 
-// TestResolve_IndexedMatchesExact runs the HNSW path on data small enough
-// to compare with the exact path.
+// TestResolve_IndexedMatchesExact runs each index on data small enough to
+// compare with the exact path.
 func TestResolve_IndexedMatchesExact(t *testing.T) {
 	ents, _ := synthetic(3000, 96, 3)
 	exact := mustResolve(t, ents, Config{})
-	indexed := mustResolve(t, ents, Config{ExactLimit: 100})
-	if exact.Stats.ExactGroups == 0 || indexed.Stats.IndexedGroups == 0 {
-		t.Fatalf("paths not taken: exact %+v, indexed %+v", exact.Stats, indexed.Stats)
+	if exact.Stats.ExactGroups == 0 || exact.Stats.IndexedGroups != 0 {
+		t.Fatalf("exact path not taken: %+v", exact.Stats)
 	}
-	agree, total := 0, 0
-	for _, c := range exact.Clusters {
-		for _, m := range c.Members[1:] {
-			total++
-			if together(indexed, c.Members[0], m) {
-				agree++
+	for _, index := range []IndexKind{IndexIVF, IndexHNSW} {
+		t.Run(string(index), func(t *testing.T) {
+			indexed := mustResolve(t, ents, Config{ExactLimit: 100, Index: index})
+			if indexed.Stats.IndexedGroups == 0 {
+				t.Fatalf("index not used: %+v", indexed.Stats)
 			}
-		}
+			agree, total := 0, 0
+			for _, c := range exact.Clusters {
+				for _, m := range c.Members[1:] {
+					total++
+					if together(indexed, c.Members[0], m) {
+						agree++
+					}
+				}
+			}
+			if total == 0 || float64(agree)/float64(total) < 0.98 {
+				t.Errorf("%s kept %d of %d exact merges, want ≥ 98%%", index, agree, total)
+			}
+		})
 	}
-	if total == 0 || float64(agree)/float64(total) < 0.98 {
-		t.Errorf("indexed path kept %d of %d exact merges, want ≥ 98%%", agree, total)
+}
+
+// TestNearestCells checks the partial selection of the IVF probes.
+func TestNearestCells(t *testing.T) {
+	cent := [][]float32{{1, 0}, {0, 1}, {0.6, 0.8}, {0.8, 0.6}, {-1, 0}}
+	best := make([]neighbour, 3)
+	nearestCells(best, []float32{1, 0}, cent)
+	var got []int32
+	for _, b := range best {
+		got = append(got, b.j)
+	}
+	if want := []int32{0, 3, 2}; !reflect.DeepEqual(got, want) {
+		t.Errorf("nearest cells = %v, want %v", got, want)
+	}
+	// Ties go to the lower cell.
+	nearestCells(best[:1], []float32{0.6, 0.8}, [][]float32{{1, 0}, {0.6, 0.8}, {0.6, 0.8}})
+	if best[0].j != 1 {
+		t.Errorf("tie went to cell %d, want 1", best[0].j)
 	}
 }
 
@@ -452,6 +479,7 @@ func TestResolve_Errors(t *testing.T) {
 		{name: "nan vector", ents: []Entity{{Key: "a", Vector: []float32{float32(math.NaN()), 1}}}, want: "zero or not finite"},
 		{name: "bands", cfg: Config{Low: 0.95, High: 0.9}, want: "low = 0.95: must not exceed high"},
 		{name: "all problems at once", cfg: Config{Low: 2, K: -1}, want: "k = -1"},
+		{name: "index", cfg: Config{Index: "faiss"}, want: `index = faiss: must be "ivf" or "hnsw"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
