@@ -99,7 +99,7 @@ func Build(ctx context.Context, in Input) (Output, error) {
 	}
 	high, low := cmp.Or(cfg.High, resolve.DefaultHigh), cmp.Or(cfg.Low, resolve.DefaultLow)
 	nodes, merges, links := entityNodes(surfaces, res, high, low)
-	g.Merges, g.MergeLinks = merges, links
+	g.Merges, g.MergeLinks = merges, appendCannotLinks(links, in.Overrides, surfaces, res)
 	out.Resolution = Resolution{
 		Stats: res.result.Stats, UnmatchedOverrides: res.result.UnmatchedOverrides,
 		Embedded: len(res.vectors), Splits: len(res.result.Splits),

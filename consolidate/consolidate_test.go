@@ -149,8 +149,9 @@ func TestBuild_IncompatibleTypesStayApart(t *testing.T) {
 
 func TestBuild_OverridesDecide(t *testing.T) {
 	in := exampleInput()
+	in.Triplets = append(in.Triplets, trip("c1", "Velora Cycles Ltd", "Company", "located_in", "Porto", "Document"))
 	in.Overrides = &Overrides{
-		CannotLink: []Link{{A: "Velora Cycles", B: "velora cycles"}},
+		CannotLink: []Link{{A: "Velora Cycles", B: "Velora Cycles Ltd"}},
 		MustLink:   []Link{{A: "Porto", B: "Kestrel Alloys"}},
 		Rename:     []Rename{{Member: "Kestrel Alloys", To: "Kestrel Alloys Ltd"}},
 		KeepApart:  []Single{{Name: "Nowhere Inc"}},
@@ -160,8 +161,8 @@ func TestBuild_OverridesDecide(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := out.Graph
-	if concept(g, "Velora Cycles") == nil || concept(g, "velora cycles") == nil {
-		t.Error("a cannot-link pair was merged")
+	if v := concept(g, "Velora Cycles"); v == nil || concept(g, "Velora Cycles Ltd") == nil || !slices.Equal(v.Aliases, []string{"velora cycles"}) {
+		t.Errorf("a cannot-link pair was merged, or its same-name surfaces were not: %+v", v)
 	}
 	k := concept(g, "Kestrel Alloys Ltd")
 	if k == nil || !slices.Contains(k.Aliases, "Porto") {
@@ -171,6 +172,13 @@ func TestBuild_OverridesDecide(t *testing.T) {
 		if m.Member == "Porto" && (m.DecidedBy != "override" || m.Rule != string(resolve.RuleMustLink)) {
 			t.Errorf("Porto's merge log row %+v, want decided by override", m)
 		}
+	}
+	rejected := false
+	for _, l := range g.MergeLinks {
+		rejected = rejected || (l.Decision == "cannot_link" && pairKey(l.A, l.B) == pairKey("Velora Cycles", "Velora Cycles Ltd") && l.ClusterID != l.BCluster)
+	}
+	if !rejected {
+		t.Errorf("merge links %+v lack the cannot-link the expert decided", g.MergeLinks)
 	}
 	if len(out.Resolution.UnmatchedOverrides) != 1 || out.Resolution.UnmatchedOverrides[0].Kind != resolve.OverrideKeepApart {
 		t.Errorf("unmatched overrides %+v, want the keep-apart of a name nobody mentioned", out.Resolution.UnmatchedOverrides)

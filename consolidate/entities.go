@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -298,7 +299,13 @@ func entityNodes(surfaces map[string]*surface, r resolved, high, low float64) ([
 		return cmp.Or(strings.Compare(a.ClusterID, b.ClusterID), strings.Compare(a.Member, b.Member), strings.Compare(a.MemberType, b.MemberType))
 	})
 	slices.SortFunc(links, func(a, b kg.MergeLink) int {
-		return cmp.Or(cmp.Compare(b.Doubt, a.Doubt), strings.Compare(a.A, b.A), strings.Compare(a.B, b.B), strings.Compare(a.Decision, b.Decision))
+		return cmp.Or(cmp.Compare(b.Doubt, a.Doubt), strings.Compare(a.A, b.A), strings.Compare(a.B, b.B), strings.Compare(a.Decision, b.Decision),
+			strings.Compare(a.ClusterID, b.ClusterID), strings.Compare(a.BCluster, b.BCluster), strings.Compare(a.Rule, b.Rule), cmp.Compare(a.Cosine, b.Cosine))
+	})
+	// Two surfaces of one name (two types) give rows that read alike.
+	links = slices.CompactFunc(links, func(a, b kg.MergeLink) bool {
+		return a.ClusterID == b.ClusterID && a.BCluster == b.BCluster && a.A == b.A && a.B == b.B && a.Decision == b.Decision &&
+			a.Rule == b.Rule && a.Cosine == b.Cosine && slices.Equal(a.Signals, b.Signals)
 	})
 	return nodes, merges, links
 }
@@ -329,4 +336,57 @@ func signalStrings(s []resolve.Signal) []string {
 		out[i] = string(x)
 	}
 	return out
+}
+
+// appendCannotLinks adds a cannot_link row for every cannot-link override
+// that matched two surfaces and is not in the log yet, so a pair an expert
+// rejected stays visible, as decided, in the next review.
+func appendCannotLinks(links []kg.MergeLink, o *Overrides, surfaces map[string]*surface, r resolved) []kg.MergeLink {
+	if o == nil || len(o.CannotLink) == 0 {
+		return links
+	}
+	seen := map[[2]string]bool{}
+	for _, l := range links {
+		if l.Decision == "cannot_link" {
+			seen[pairKey(l.A, l.B)] = true
+		}
+	}
+	keys := slices.Sorted(maps.Keys(surfaces))
+	find := func(name string) *surface {
+		for _, k := range keys {
+			if SameName(surfaces[k].name, name) {
+				return surfaces[k]
+			}
+		}
+		return nil
+	}
+	for _, c := range o.CannotLink {
+		a, b := find(c.A), find(c.B)
+		if a == nil || b == nil || seen[pairKey(a.name, b.name)] || r.clusterOf[a.key] == nil || r.clusterOf[b.key] == nil {
+			continue
+		}
+		seen[pairKey(a.name, b.name)] = true
+		link := kg.MergeLink{
+			ClusterID: r.clusterOf[a.key].ID, BCluster: r.clusterOf[b.key].ID, A: a.name, B: b.name,
+			Signals: []string{}, Rule: string(resolve.OverrideCannotLink), Decision: "cannot_link",
+		}
+		if va, vb := r.vectors[a.key], r.vectors[b.key]; len(va) > 0 && len(va) == len(vb) {
+			link.Cosine = cosine(va, vb)
+		}
+		links = append(links, link)
+	}
+	return links
+}
+
+func cosine(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
 }

@@ -17,7 +17,8 @@ import (
 
 // Overrides is an overrides file: the decisions of domain experts, applied
 // by every build before automatic merging (docs/resolution.md). Entities are
-// named by name (equal after resolve.NormalizeName) or by node id.
+// named by name: every surface whose name is equal after resolve.NormalizeName
+// (see SameName).
 type Overrides struct {
 	// MustLink pairs end in one node whatever their similarity.
 	MustLink []Link `yaml:"must_link,omitempty"`
@@ -125,6 +126,10 @@ func checkLink(l Link) error {
 	}
 	return nil
 }
+
+// SameName reports whether two names are one name to an overrides file:
+// equal after folding case, accents, punctuation and white space.
+func SameName(a, b string) bool { return resolve.NormalizeName(a) == resolve.NormalizeName(b) }
 
 // pairKey is the order-free key of a pair of names.
 func pairKey(a, b string) [2]string {

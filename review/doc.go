@@ -1,5 +1,28 @@
-// Package review will hold the merge-review web page and its HTTP handlers,
-// through which a domain expert accepts or rejects the merges of a bundle's
-// merge log. It has no code yet: the merge log it reads is written by
-// consolidate and stored in the bundle (merges.parquet).
+// Package review serves the merge-review page: a small web application
+// through which a domain expert reads the merges of a bundle's merge log,
+// with their evidence and neighbourhood, and accepts, rejects or splits
+// them. Each decision is written at once to the overrides file
+// (consolidate.Overrides), which every later build applies.
+//
+// New reads what the page needs from a bundle into memory (the merge log,
+// its scored pairs, the entity nodes, their relationships and the chunks
+// that hold their evidence), so the bundle can be closed once it returns.
+// The Server it returns is an http.Handler:
+//
+//	GET  /                     the items, most doubtful first (?page=N)
+//	GET  /static/...           the page's CSS and script (embedded)
+//	POST /items/{n}/accept     the pair of item n are the same: must_link
+//	POST /items/{n}/reject     the pair of item n are different: cannot_link
+//	POST /items/{n}/split      member (a form field) of item n stays alone: keep_apart
+//
+// Every POST carries the server's token in a hidden field (a request
+// without it is refused with 403), so another site cannot decide through
+// the reviewer's browser. After a decision the server redirects back to
+// the item. Writes are serialised, and each re-reads the overrides file
+// first, so hand edits made while the page is open are kept.
+//
+// The page works without JavaScript; the script only adds a filter that
+// hides decided items and keyboard navigation. Every name and text shown
+// comes from documents or LLM output and goes through html/template's
+// escaping.
 package review

@@ -1,0 +1,233 @@
+package review_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"kgforge/bundle"
+	"kgforge/consolidate"
+	"kgforge/kg"
+	"kgforge/review"
+
+	"github.com/chromedp/chromedp"
+)
+
+// chromium returns the browser the integration test drives: $KGFORGE_CHROMIUM,
+// else Debian's chromium (.ci/run installs it).
+func chromium(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("KGFORGE_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"/usr/bin/chromium", "chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Fatal("KGFORGE_INTEGRATION is set but no chromium was found: apt-get install chromium, or set KGFORGE_CHROMIUM to a Chrome or Chromium binary")
+	return ""
+}
+
+// namedVectors is a hand-written Embedder for the rebuild: fixed vectors
+// by name, so "Lisbon warehouse" and "Lisbon depot" come out at cosine
+// 0.97, above the default High, and merge.
+type namedVectors map[string][]float32
+
+func (v namedVectors) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		if out[i] = v[t]; out[i] == nil {
+			return nil, fmt.Errorf("no vector for %q", t)
+		}
+	}
+	return out, nil
+}
+
+// plantsInput is an extraction that consolidate.Build merges into
+// "Porto plant" (two spellings of one name) and "Lisbon warehouse" (two
+// names with near vectors).
+func plantsInput() consolidate.Input {
+	text := "Acme Corp supplies the Porto plant. The Porto Plant ships to the Lisbon warehouse. Velora Cycles runs the Lisbon depot."
+	mention := func(name, typ string) kg.Mention {
+		i := strings.Index(text, name)
+		return kg.Mention{ChunkID: "c1", Surface: name, Type: typ, Span: kg.Span{Start: i, End: i + len(name)}}
+	}
+	fact := func(id string, s kg.Mention, pred string, o kg.Mention) kg.Triplet {
+		return kg.Triplet{ID: id, ChunkID: "c1", Subject: s, Predicate: pred, Object: o, Evidence: text, EvidenceSpan: kg.Span{End: len(text)}, Confidence: 1}
+	}
+	acme, velora := mention("Acme Corp", "Company"), mention("Velora Cycles", "Company")
+	porto, porto2 := mention("Porto plant", "Facility"), mention("Porto Plant", "Facility")
+	lisbon, depot := mention("Lisbon warehouse", "Facility"), mention("Lisbon depot", "Facility")
+	return consolidate.Input{
+		Sources: []kg.Source{{ID: "s1", URI: "docs/plants.md", Kind: kg.KindMarkdown}},
+		Chunks:  []kg.Chunk{{ID: "c1", SourceID: "s1", Text: text, Span: kg.Span{End: len(text)}, Section: "Plants"}},
+		Triplets: []kg.Triplet{
+			fact("t1", acme, "supplies", porto),
+			fact("t2", porto2, "ships_to", lisbon),
+			fact("t3", velora, "runs", depot),
+		},
+		Embedder: namedVectors{
+			"Acme Corp":        {1, 0, 0, 0},
+			"Velora Cycles":    {0, 1, 0, 0},
+			"Porto plant":      {0, 0, 1, 0},
+			"Porto Plant":      {0, 0, 1, 0},
+			"Lisbon warehouse": {0, 0, 0, 1},
+			"Lisbon depot":     {0, 0, 0.243, 0.97},
+		},
+		FixedPredicates: true,
+	}
+}
+
+// conceptNames returns the names of a graph's entity nodes, one string
+// per node: its name and aliases, sorted, joined by "+".
+func conceptNames(g kg.Graph) []string {
+	var out []string
+	for _, n := range g.Nodes {
+		if n.Kind == kg.NodeConcept {
+			names := append([]string{n.Name}, n.Aliases...)
+			slices.Sort(names)
+			out = append(out, strings.Join(names, "+"))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestReviewBrowserIntegration drives the page in a real headless
+// Chromium over a bundle that consolidate.Build wrote: the reviewer
+// rejects the merge of "Lisbon warehouse" and "Lisbon depot" with the
+// button, the page shows it decided, the overrides file holds the
+// cannot_link, and a rebuild with that file keeps the two names apart.
+func TestReviewBrowserIntegration(t *testing.T) {
+	if os.Getenv("KGFORGE_INTEGRATION") == "" {
+		t.Skip("drives a real headless Chromium; set KGFORGE_INTEGRATION=1 (make test does)")
+	}
+	exe := chromium(t)
+
+	in := plantsInput()
+	out, err := consolidate.Build(t.Context(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Acme Corp", "Lisbon depot+Lisbon warehouse", "Porto Plant+Porto plant", "Velora Cycles"}
+	if got := conceptNames(out.Graph); !slices.Equal(got, want) {
+		t.Fatalf("first build: entity nodes %q, want %q", got, want)
+	}
+	e := newEnv(t, bundle.Contents{Sources: in.Sources, Chunks: in.Chunks, Triplets: in.Triplets, Graph: out.Graph}, review.Options{By: "ana"})
+	lisbon, porto := 0, 0
+	for _, it := range e.srv.Items() {
+		switch {
+		case it.Kind != review.KindPair:
+		case it.Link.A+"|"+it.Link.B == "Lisbon warehouse|Lisbon depot" || it.Link.A+"|"+it.Link.B == "Lisbon depot|Lisbon warehouse":
+			lisbon = it.N
+		case strings.EqualFold(it.Link.A, "Porto plant") && strings.EqualFold(it.Link.B, "Porto plant"):
+			porto = it.N
+		}
+	}
+	if lisbon == 0 || porto == 0 {
+		t.Fatalf("the review lacks the pairs to decide: %+v", e.srv.Items())
+	}
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe),
+		chromedp.Headless,
+		chromedp.NoSandbox, // CI runs as root, where Chromium's sandbox cannot start
+		chromedp.DisableGPU,
+	)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancelAlloc)
+	browser, cancelBrowser := chromedp.NewContext(alloc, chromedp.WithLogf(t.Logf))
+	t.Cleanup(cancelBrowser)
+	// The first action starts the browser, which lives as long as the
+	// context it ran on: no timeout there (chromedp.Run's contract).
+	if err := chromedp.Do(browser); err != nil {
+		t.Fatalf("start %s: %v", exe, err)
+	}
+	ctx, cancel := context.WithTimeout(browser, 60*time.Second)
+	t.Cleanup(cancel)
+
+	sel := func(format string, args ...any) chromedp.CSS {
+		return chromedp.CSS(fmt.Sprintf(`[data-testid=%q]`, fmt.Sprintf(format, args...)))
+	}
+	text := func(s chromedp.CSS) string {
+		t.Helper()
+		v, err := chromedp.Run(ctx, chromedp.Text(s))
+		if err != nil {
+			t.Fatalf("read %s: %v", s, err)
+		}
+		return strings.TrimSpace(v)
+	}
+
+	if err := chromedp.Do(ctx, chromedp.Navigate(e.http.URL), chromedp.WaitVisible(sel("item-1"))); err != nil {
+		t.Fatalf("open the review page: %v", err)
+	}
+	// "Porto plant" and "Porto Plant" are one name to the overrides file,
+	// which names entities by name: the page shows the pair and says so
+	// instead of offering a Reject the file could not hold.
+	if s := text(sel("samename-%d", porto)); !strings.Contains(s, "cannot tell them apart") {
+		t.Errorf("the same-name pair says %q", s)
+	}
+
+	if h := text(sel("item-%d", lisbon)); !strings.Contains(h, "Lisbon") || !strings.Contains(h, "undecided") {
+		t.Fatalf("item %d reads %q", lisbon, h)
+	}
+	err = chromedp.Do(ctx,
+		chromedp.SendKeys(sel("note-%d", lisbon), "the depot is another building"),
+		chromedp.Click(sel("reject-%d", lisbon)),
+		// The POST redirects back to the page, which shows the decision.
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#item-%d[data-status="rejected"]`, lisbon))),
+	)
+	if err != nil {
+		t.Fatalf("click reject-%d: %v", lisbon, err)
+	}
+	status := text(sel("status-%d", lisbon))
+	if !strings.HasPrefix(status, "rejected by ana at ") || !strings.Contains(status, "the depot is another building") {
+		t.Errorf("after the click item %d says %q", lisbon, status)
+	}
+	loc, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil || !strings.HasSuffix(loc, fmt.Sprintf("/?page=1#item-%d", lisbon)) {
+		t.Errorf("after the click the browser is at %q (%v)", loc, err)
+	}
+	// The script's filter hides decided items.
+	err = chromedp.Do(ctx,
+		chromedp.Click(sel("hide-decided")),
+		chromedp.WaitNotVisible(sel("item-%d", lisbon)),
+		chromedp.WaitVisible(sel("item-%d", porto)),
+	)
+	if err != nil {
+		t.Errorf("hide decided items: %v", err)
+	}
+
+	o, err := consolidate.LoadOverrides(e.overrides)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.CannotLink) != 1 || !samePairNames(o.CannotLink[0], "Lisbon warehouse", "Lisbon depot") ||
+		o.CannotLink[0].By != "ana" || o.CannotLink[0].Note != "the depot is another building" || len(o.MustLink)+len(o.KeepApart) != 0 {
+		t.Fatalf("overrides after the click: %+v; want one cannot_link of Lisbon warehouse and Lisbon depot", o)
+	}
+
+	// The next build obeys the decision: two nodes.
+	in.Overrides = o
+	again, err := consolidate.Build(t.Context(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []string{"Acme Corp", "Lisbon depot", "Lisbon warehouse", "Porto Plant+Porto plant", "Velora Cycles"}
+	if got := conceptNames(again.Graph); !slices.Equal(got, want) {
+		t.Errorf("rebuild with the overrides: entity nodes %q, want %q", got, want)
+	}
+	if len(again.Resolution.UnmatchedOverrides) != 0 {
+		t.Errorf("the rebuild did not apply every override: %+v", again.Resolution.UnmatchedOverrides)
+	}
+}
+
+func samePairNames(l consolidate.Link, a, b string) bool {
+	return (l.A == a && l.B == b) || (l.A == b && l.B == a)
+}

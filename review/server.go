@@ -1,0 +1,335 @@
+package review
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"kgforge/bundle"
+	"kgforge/consolidate"
+)
+
+// Defaults of Options.
+const (
+	DefaultPageSize     = 50
+	DefaultContextBytes = 160
+)
+
+// maxForm bounds the body of a decision.
+const maxForm = 64 << 10
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+var templates = template.Must(template.New("").Funcs(template.FuncMap{
+	"f2":   func(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) },
+	"join": strings.Join,
+}).ParseFS(templateFS, "templates/*.html"))
+
+// Options configure a Server.
+type Options struct {
+	// Overrides is the path of the overrides file the decisions go to;
+	// required. A file that does not exist yet is created by the first
+	// decision; its directory must exist.
+	Overrides string
+	// By names who decides, written into every decision.
+	By string
+	// PageSize is how many items a page shows; 0 means DefaultPageSize.
+	PageSize int
+	// ContextBytes is how much chunk text to show on each side of an
+	// evidence span; 0 means DefaultContextBytes.
+	ContextBytes int
+	// Logger logs each decision; nil discards.
+	Logger *slog.Logger
+	// Now gives the time stamped on decisions; nil means time.Now.
+	Now func() time.Time
+}
+
+// Server is the review page's http.Handler. It is safe for concurrent use.
+type Server struct {
+	opts  Options
+	data  *mergeLog
+	token string
+	log   *slog.Logger
+	mux   *http.ServeMux
+	mu    sync.Mutex // serialises changes to the overrides file
+}
+
+// New reads the merge log of b and what its items show, checks that the
+// overrides file can be read, and returns the server. It keeps nothing
+// open: b may be closed when New returns.
+func New(ctx context.Context, b *bundle.Bundle, opts Options) (*Server, error) {
+	if opts.Overrides == "" {
+		return nil, errors.New("review: no overrides file given")
+	}
+	if st, err := os.Stat(filepath.Dir(opts.Overrides)); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("review: overrides file %s: its directory does not exist; create it first", opts.Overrides)
+	}
+	if _, err := consolidate.LoadOverrides(opts.Overrides); err != nil {
+		return nil, fmt.Errorf("review: %w", err)
+	}
+	opts.PageSize = cmp.Or(opts.PageSize, DefaultPageSize)
+	opts.ContextBytes = cmp.Or(opts.ContextBytes, DefaultContextBytes)
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	data, err := readLog(ctx, b, opts.ContextBytes)
+	if err != nil {
+		return nil, err
+	}
+	var tok [16]byte
+	_, _ = rand.Read(tok[:]) // crypto/rand.Read never fails
+	s := &Server{opts: opts, data: data, token: hex.EncodeToString(tok[:]), log: opts.Logger}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	static, err := fs.Sub(staticFS, "static")
+	if err != nil {
+		return nil, fmt.Errorf("review: %w", err)
+	}
+	s.mux = http.NewServeMux()
+	s.mux.HandleFunc("GET /{$}", s.index)
+	s.mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	s.mux.HandleFunc("POST /items/{n}/{action}", s.decide)
+	s.mux.HandleFunc("/items/{n}/{action}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", http.MethodPost)
+		s.fail(w, http.StatusMethodNotAllowed, "%s %s: decisions are sent with POST from the review page's buttons", r.Method, r.URL.Path)
+	})
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.fail(w, http.StatusNotFound, "no page %s", r.URL.Path)
+	})
+	return s, nil
+}
+
+// Items returns the items in the order the page shows them. The slice is
+// the server's own: do not modify it.
+func (s *Server) Items() []Item { return s.data.items }
+
+// BuildID returns the build id of the bundle under review.
+func (s *Server) BuildID() string { return s.data.buildID }
+
+// ServeHTTP serves the page, its assets and the decisions.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
+	s.mux.ServeHTTP(w, r)
+}
+
+// itemView is an item with what the overrides file says of it.
+type itemView struct {
+	Item
+	Status   Status
+	Members  []memberView
+	SameName bool // a pair whose names the overrides file cannot tell apart
+}
+
+type memberView struct {
+	Member
+	I      int // 1-based position in the item
+	Status Status
+}
+
+type pageData struct {
+	BuildID, Overrides, By, Token string
+	OverridesError                string
+	Counts                        string
+	Items                         []itemView
+	Total, First, Last            int
+	Page, Pages, Prev, Next       int
+}
+
+func (s *Server) index(w http.ResponseWriter, r *http.Request) {
+	items := s.data.items
+	pages := max(1, (len(items)+s.opts.PageSize-1)/s.opts.PageSize)
+	page := 1
+	if p := r.URL.Query().Get("page"); p != "" {
+		n, err := strconv.Atoi(p)
+		switch {
+		case err != nil || n < 1:
+			s.fail(w, http.StatusBadRequest, "page %q: want a page number from 1", p)
+			return
+		case n > pages:
+			s.fail(w, http.StatusNotFound, "page %d: there are %d pages", n, pages)
+			return
+		}
+		page = n
+	}
+	first := (page - 1) * s.opts.PageSize
+	last := min(len(items), first+s.opts.PageSize)
+	d := pageData{
+		BuildID: s.data.buildID, Overrides: s.opts.Overrides, By: s.opts.By, Token: s.token,
+		Total: len(items), First: first + 1, Last: last, Page: page, Pages: pages,
+	}
+	if page > 1 {
+		d.Prev = page - 1
+	}
+	if page < pages {
+		d.Next = page + 1
+	}
+	o, err := consolidate.LoadOverrides(s.opts.Overrides)
+	if err != nil {
+		d.OverridesError = err.Error()
+		o = &consolidate.Overrides{}
+	} else {
+		d.Counts = fmt.Sprintf("%d must_link, %d cannot_link, %d keep_apart, %d rename",
+			len(o.MustLink), len(o.CannotLink), len(o.KeepApart), len(o.Rename))
+	}
+	for _, it := range items[first:last] {
+		v := itemView{Item: it}
+		if it.Kind == KindPair {
+			v.Status = pairStatus(o, it.Link.A, it.Link.B)
+			v.SameName = sameName(it.Link.A, it.Link.B)
+		}
+		for i, m := range it.Members {
+			v.Members = append(v.Members, memberView{Member: m, I: i + 1, Status: memberStatus(o, m.Name)})
+		}
+		d.Items = append(d.Items, v)
+	}
+	s.render(w, http.StatusOK, "page.html", d)
+}
+
+// The actions of POST /items/{n}/{action}.
+const (
+	actionAccept = "accept"
+	actionReject = "reject"
+	actionSplit  = "split"
+)
+
+func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+	if err := r.ParseForm(); err != nil {
+		s.fail(w, http.StatusBadRequest, "read the form: %v", err)
+		return
+	}
+	if tok := r.PostForm.Get("token"); subtle.ConstantTimeCompare([]byte(tok), []byte(s.token)) != 1 {
+		s.fail(w, http.StatusForbidden, "the form's token is missing or stale (was the server restarted?): reload the review page and decide again")
+		return
+	}
+	n, err := strconv.Atoi(r.PathValue("n"))
+	if err != nil || n < 1 || n > len(s.data.items) {
+		s.fail(w, http.StatusNotFound, "no item %q: this review has items 1 to %d", r.PathValue("n"), len(s.data.items))
+		return
+	}
+	it := s.data.items[n-1]
+	d := consolidate.Decision{By: s.opts.By, At: s.opts.Now().UTC().Format(time.RFC3339), Note: strings.TrimSpace(r.PostForm.Get("note"))}
+	action := r.PathValue("action")
+	var apply func(*consolidate.Overrides)
+	var logArgs []any
+	switch action {
+	case actionAccept, actionReject:
+		if it.Kind != KindPair {
+			s.fail(w, http.StatusBadRequest, "item %d is a node, not a pair: split one of its members instead", n)
+			return
+		}
+		a, b := it.Link.A, it.Link.B
+		if sameName(a, b) {
+			s.fail(w, http.StatusConflict, "%q and %q are the same name once case, accents and punctuation are folded; "+
+				"the overrides file names entities by name, so it cannot tell them apart: nothing was written", a, b)
+			return
+		}
+		apply = func(o *consolidate.Overrides) {
+			if action == actionAccept {
+				o.Accept(a, b, d)
+			} else {
+				o.Reject(a, b, d)
+			}
+		}
+		logArgs = []any{"a", a, "b", b}
+	case actionSplit:
+		member := r.PostForm.Get("member")
+		if member == "" {
+			s.fail(w, http.StatusBadRequest, "split item %d: the form has no member", n)
+			return
+		}
+		if !slices.ContainsFunc(it.Members, func(m Member) bool { return m.Name == member }) {
+			s.fail(w, http.StatusBadRequest, "split item %d: %q is not one of its members", n, member)
+			return
+		}
+		apply = func(o *consolidate.Overrides) { o.Split(member, d) }
+		logArgs = []any{"member", member}
+	default:
+		s.fail(w, http.StatusNotFound, "unknown action %q: use accept, reject or split", action)
+		return
+	}
+	if err := s.change(apply); err != nil {
+		var ce *conflictError
+		if errors.As(err, &ce) {
+			s.fail(w, http.StatusConflict, "%v", err)
+		} else {
+			s.fail(w, http.StatusInternalServerError, "%v", err)
+		}
+		return
+	}
+	s.log.Info("review decision", append([]any{"item", n, "action", action, "by", d.By, "overrides", s.opts.Overrides}, logArgs...)...)
+	page := (n-1)/s.opts.PageSize + 1
+	http.Redirect(w, r, fmt.Sprintf("/?page=%d#item-%d", page, n), http.StatusSeeOther)
+}
+
+// conflictError is a decision that the overrides file cannot take as it
+// is: it cannot be read, or the decision contradicts it.
+type conflictError struct{ err error }
+
+func (e *conflictError) Error() string { return e.err.Error() }
+func (e *conflictError) Unwrap() error { return e.err }
+
+// change applies fn to the overrides file, re-read under the lock so that
+// hand edits and other decisions are kept, and saves it atomically.
+func (s *Server) change(fn func(*consolidate.Overrides)) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o, err := consolidate.LoadOverrides(s.opts.Overrides)
+	if err != nil {
+		return &conflictError{fmt.Errorf("nothing was written: %w; fix the file by hand and decide again", err)}
+	}
+	fn(o)
+	if err := o.Validate(); err != nil {
+		return &conflictError{fmt.Errorf("nothing was written: the decision contradicts the overrides file %s: %w", s.opts.Overrides, err)}
+	}
+	return o.Save(s.opts.Overrides)
+}
+
+type errorData struct {
+	Code    int
+	Status  string
+	Message string
+}
+
+// fail answers with an error page that says what was wrong.
+func (s *Server) fail(w http.ResponseWriter, code int, format string, args ...any) {
+	s.render(w, code, "error.html", errorData{Code: code, Status: http.StatusText(code), Message: fmt.Sprintf(format, args...)})
+}
+
+func (s *Server) render(w http.ResponseWriter, code int, name string, data any) {
+	var buf bytes.Buffer
+	if err := templates.ExecuteTemplate(&buf, name, data); err != nil {
+		s.log.Error("review render", "template", name, "err", err)
+		http.Error(w, "render the page: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
+	_, _ = buf.WriteTo(w) // an error means the client went away
+}
