@@ -86,6 +86,9 @@ type Contents struct {
 	Tables   []kg.Table
 	Graph    kg.Graph
 	Vectors  []VectorSet // embeddings, one file each; none writes no file
+	// MergeReport is the merge log rendered for a person (Markdown); empty
+	// writes no file.
+	MergeReport string
 }
 
 // Writer builds one bundle in a temporary directory beside its destination.
@@ -182,6 +185,11 @@ func (w *Writer) commit(c Contents, m *Manifest) error {
 	}
 	for _, t := range c.Tables {
 		m.Counts["rows:"+t.Name] = t.Rows
+	}
+	if c.MergeReport != "" {
+		if err := os.WriteFile(filepath.Join(w.tmp, MergeReportFile), []byte(c.MergeReport), 0o644); err != nil {
+			return fmt.Errorf("commit bundle: %w", err)
+		}
 	}
 	m.Vectors = map[string]VectorInfo{}
 	for _, v := range c.Vectors {

@@ -11,16 +11,17 @@ import (
 
 // File names inside a bundle (format v1).
 const (
-	ManifestFile = "manifest.json"
-	NodesFile    = "nodes.parquet"
-	EdgesFile    = "edges.parquet"
-	ChunksFile   = "chunks.parquet"
-	SourcesFile  = "sources.parquet"
-	TripletsFile = "triplets.parquet"
-	MergesFile   = "merges.parquet"
-	LinksFile    = "merge_links.parquet"
-	TablesFile   = "tables.json"
-	DataFile     = "data.duckdb"
+	ManifestFile    = "manifest.json"
+	NodesFile       = "nodes.parquet"
+	EdgesFile       = "edges.parquet"
+	ChunksFile      = "chunks.parquet"
+	SourcesFile     = "sources.parquet"
+	TripletsFile    = "triplets.parquet"
+	MergesFile      = "merges.parquet"
+	LinksFile       = "merge_links.parquet"
+	MergeReportFile = "merge_report.md"
+	TablesFile      = "tables.json"
+	DataFile        = "data.duckdb"
 )
 
 var (

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"kgforge/consolidate/resolve"
@@ -211,5 +212,27 @@ func TestBuild_EntitiesWithoutTripletsBecomeNodes(t *testing.T) {
 	}
 	if k := concept(g, "Kestrel Alloys"); k == nil || !slices.Equal(k.Aliases, []string{"kestrel alloys"}) || k.Description != "a frame supplier in Sheffield" {
 		t.Errorf("Kestrel Alloys = %+v, want the lower-case entity mention merged into it", k)
+	}
+}
+
+func TestMergeReport(t *testing.T) {
+	in := exampleInput()
+	in.Triplets = append(in.Triplets, trip("c1", "Velora Cycles Ltd", "Company", "located_in", "Porto", "Document"))
+	in.Overrides = &Overrides{
+		CannotLink: []Link{{A: "Velora Cycles", B: "Velora Cycles Ltd"}},
+		KeepApart:  []Single{{Name: "Nobody | Inc"}},
+	}
+	out, err := Build(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := MergeReport(out.Graph, out.Resolution)
+	for _, want := range []string{
+		"# Merge report", "## Nodes of several names", "- **Velora Cycles**", "  - velora cycles [Company]: same_name",
+		"## Pairs kept apart by a cannot-link", "| Velora Cycles Ltd | 0.000 |  | cannot_link |", "## Overrides not applied", `keep_apart Nobody \| Inc`,
+	} {
+		if !strings.Contains(r, want) {
+			t.Errorf("merge report lacks %q:\n%s", want, r)
+		}
 	}
 }

@@ -371,7 +371,10 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 		Models:  map[string]bundle.Model{"chat": {Name: p.LLM.ChatModel, Digest: digests[p.LLM.ChatModel]}},
 		Prompts: map[string]string{p.Extract.Prompt: ex.PromptVersion()},
 	}
-	contents := bundle.Contents{Sources: sources, Chunks: chunks, Triplets: triplets, Tables: tables, Graph: graph}
+	contents := bundle.Contents{
+		Sources: sources, Chunks: chunks, Triplets: triplets, Tables: tables, Graph: graph,
+		MergeReport: consolidate.MergeReport(graph, cons.Resolution),
+	}
 	if embedder != nil {
 		m.Models["embed"] = bundle.Model{Name: p.LLM.EmbedModel, Digest: digests[p.LLM.EmbedModel]}
 		if len(cons.EntityIDs) > 0 {
