@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand"
 	"slices"
-	"time"
 
 	"github.com/coder/hnsw"
 )
@@ -235,47 +234,98 @@ func (r *resolver) topK(out []cand, i int32, ns []neighbour) []cand {
 	return out
 }
 
-// exact compares every pair of a group's members, in parallel.
-func (r *resolver) exact(ctx context.Context, m []int32) ([]cand, error) {
+// tileSize is the side of the blocks in which vectors are compared: two
+// tiles of 384-dimension vectors fill about 300 KB, so each vector loaded
+// into the cache is used tileSize times before it leaves.
+const tileSize = 96
+
+// hit is a pair of positions in a group with its cosine.
+type hit struct {
+	a, b int32
+	c    float32
+}
+
+// compare appends to hits every pair (x, y) of positions in m, x from xs
+// and y from ys, of compatible types and cosine ≥ Low; with triangle it
+// takes only x < y (xs and ys being the same tile), and it skips x == y.
+func (r *resolver) compare(hits []hit, m, xs, ys []int32, triangle bool) []hit {
 	low := float32(r.cfg.Low)
-	type hit struct{ a, b int32 } // positions in m
-	found := make([][]hit, r.cfg.Workers)
-	cosines := make([][]float32, r.cfg.Workers)
-	parallelChunks(len(m), r.cfg.Workers, 8, func(w, lo, hi int) {
-		if ctx.Err() != nil {
-			return
+	for k, x := range xs {
+		i := int(m[x])
+		vi := r.vec(i)
+		rest := ys
+		if triangle {
+			rest = ys[k+1:]
 		}
-		for a := lo; a < hi; a++ {
-			i := int(m[a])
-			vi := r.vec(i)
-			for b := a + 1; b < len(m); b++ {
-				j := int(m[b])
-				if !r.compatible(i, j) {
-					continue
-				}
-				if c := dot(vi, r.vec(j)); c >= low {
-					found[w] = append(found[w], hit{int32(a), int32(b)})
-					cosines[w] = append(cosines[w], c)
-				}
+		for _, y := range rest {
+			j := int(m[y])
+			if x == y || !r.compatible(i, j) {
+				continue
+			}
+			if c := dot(vi, r.vec(j)); c >= low {
+				hits = append(hits, hit{a: x, b: y, c: c})
 			}
 		}
-	})
-	if ctx.Err() != nil {
-		return nil, fmt.Errorf("resolve: compare %d entities: %w", len(m), ctx.Err())
 	}
+	return hits
+}
+
+// neighbours turns hits into each member's best K neighbours, as pairs;
+// with both, a hit counts for its two ends, else for a only.
+func (r *resolver) neighbours(m []int32, hits [][]hit, both bool) []cand {
 	lists := make([][]neighbour, len(m))
-	for w := range found {
-		for k, h := range found[w] {
-			c := cosines[w][k]
-			lists[h.a] = append(lists[h.a], neighbour{j: m[h.b], c: c})
-			lists[h.b] = append(lists[h.b], neighbour{j: m[h.a], c: c})
+	for _, hs := range hits {
+		for _, h := range hs {
+			lists[h.a] = append(lists[h.a], neighbour{j: m[h.b], c: h.c})
+			if both {
+				lists[h.b] = append(lists[h.b], neighbour{j: m[h.a], c: h.c})
+			}
 		}
 	}
 	var out []cand
 	for a, ns := range lists {
 		out = r.topK(out, m[a], ns)
 	}
-	return out, nil
+	return out
+}
+
+// tiles cuts the positions [0, n) into tiles.
+func tiles(n int) [][]int32 {
+	var out [][]int32
+	for lo := 0; lo < n; lo += tileSize {
+		t := make([]int32, min(tileSize, n-lo))
+		for k := range t {
+			t[k] = int32(lo + k)
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// exact compares every pair of a group's members, tile by tile, on all
+// workers.
+func (r *resolver) exact(ctx context.Context, m []int32) ([]cand, error) {
+	ts := tiles(len(m))
+	type task struct{ a, b int }
+	var tasks []task
+	for a := range ts {
+		for b := a; b < len(ts); b++ {
+			tasks = append(tasks, task{a, b})
+		}
+	}
+	hits := make([][]hit, r.cfg.Workers)
+	parallelChunks(len(tasks), r.cfg.Workers, 4, func(w, lo, hi int) {
+		if ctx.Err() != nil {
+			return
+		}
+		for _, t := range tasks[lo:hi] {
+			hits[w] = r.compare(hits[w], m, ts[t.a], ts[t.b], t.a == t.b)
+		}
+	})
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("resolve: compare %d entities: %w", len(m), ctx.Err())
+	}
+	return r.neighbours(m, hits, true), nil
 }
 
 // indexed finds neighbours in an HNSW index of the group's members. The
@@ -290,17 +340,15 @@ func (r *resolver) indexed(ctx context.Context, m []int32) ([]cand, error) {
 		EfSearch: r.cfg.HNSW.EfConstruction,
 		Rng:      rand.New(rand.NewSource(r.cfg.HNSW.Seed)), //nolint:gosec // level generation, not secrets
 	}
-	t0 := time.Now()
 	for k, i := range m {
 		if k%1024 == 0 && ctx.Err() != nil {
 			return nil, fmt.Errorf("resolve: index %d entities: %w", len(m), ctx.Err())
 		}
 		g.Add(hnsw.MakeNode(i, r.vec(int(i))))
 	}
-	debugf("built index of %d in %s", len(m), time.Since(t0))
 	g.EfSearch = r.cfg.HNSW.EfSearch
 	return r.search(ctx, m, func(_ int, v []float32, visit func(int32)) {
-		for _, n := range g.Search(v, r.cfg.HNSW.EfSearch) {
+		for _, n := range g.Search(v, max(r.cfg.K+1, r.cfg.HNSW.EfSearch)) {
 			visit(n.Key)
 		}
 	})
@@ -342,5 +390,3 @@ func (r *resolver) search(ctx context.Context, m []int32, find func(pos int, v [
 	}
 	return out, nil
 }
-
-var debugf = func(string, ...any) {}

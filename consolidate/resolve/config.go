@@ -17,12 +17,12 @@ const (
 	DefaultExactLimit         = 5000
 	DefaultMaxBlockSize       = 100
 	DefaultIndex              = IndexIVF
-	DefaultIVFProbes          = 3
+	DefaultIVFProbes          = 4
 	DefaultIVFSamplePerCell   = 32
 	DefaultIVFIterations      = 6
-	DefaultHNSWM              = 16
-	DefaultHNSWEfSearch       = 48
-	DefaultHNSWEfConstruction = 32
+	DefaultHNSWM              = 32
+	DefaultHNSWEfSearch       = 16
+	DefaultHNSWEfConstruction = 16
 	DefaultHNSWMl             = 0.25
 	DefaultHNSWSeed           = 1
 )
@@ -84,7 +84,9 @@ const (
 	IndexHNSW IndexKind = "hnsw"
 )
 
-// IVFConfig tunes IndexIVF.
+// IVFConfig tunes IndexIVF. More probes raise recall and cost; the
+// defaults found 99.9% of the exact candidate pairs of 100k synthetic
+// 384-dimension names (TestRecall; 3 probes 99.5%, 2 probes 98.6%).
 type IVFConfig struct {
 	// Cells is the number of k-means cells; zero means √(Probes·n), which
 	// balances assigning members to cells against comparing within them.
@@ -97,15 +99,16 @@ type IVFConfig struct {
 	Iterations int
 }
 
-// HNSWConfig tunes github.com/coder/hnsw. Larger M and EfSearch raise
-// recall and cost; the defaults reached 99% recall on the benchmark's
-// synthetic 384-dimension data (see bench_test.go).
+// HNSWConfig tunes IndexHNSW. Larger M and EfSearch raise recall and
+// cost; coder/hnsw keeps at most M neighbours on every layer, so recall
+// depends on M far more than on EfSearch. The defaults found 99.4% of the
+// exact candidate pairs of 100k synthetic 384-dimension names (TestRecall).
 type HNSWConfig struct {
 	// M is the most neighbours a node keeps in each layer of the graph.
 	M int
 	// EfSearch is how many nodes a search keeps while it walks the graph;
-	// it is also the number of results asked of each search, of which the
-	// best K above Low are kept.
+	// each search asks for max(K+1, EfSearch) results, of which the best K
+	// with cosine ≥ Low are kept.
 	EfSearch int
 	// EfConstruction is EfSearch while the index is built: how widely each
 	// insertion looks for its neighbours.

@@ -10,36 +10,37 @@
 //  1. Entities are sorted by Key; everything after works on that order,
 //     which is why the same input in any order gives the same result.
 //  2. Overrides are matched to entities (see Overrides).
-//  3. Candidate pairs come from two sources, both restricted to
-//     type-compatible pairs and leaving out keep-apart entities:
-//     - Blocking keys, which do not depend on embeddings. A name is
-//     normalised by NormalizeName (NFKC, case folding, accents removed,
-//     full stops and apostrophes dropped, other punctuation made a space)
-//     and compared without spaces. Four kinds of key, each a signal when
-//     two entities share it: name (the normalised name); suffix (the name
-//     without a leading "the" and trailing corporate forms such as Inc,
-//     Corp, Co, Ltd, LLC, GmbH, AG, SA/S.A., NV/N.V., BV, PLC, SpA, Oy, AB,
-//     KK); plural (the suffix key with its last word made singular by
-//     simple English rules); acronym (a one-word name of 2 to 6 letters,
-//     capitals when longer than 4, against the initials of the significant
-//     words of another name, or of all its words: "IBM" and
-//     "International Business Machines"). A key shared by more than
-//     MaxBlockSize entities is too common to be evidence and is ignored,
-//     except equal names, which are then linked as a star.
-//     - Nearest neighbours by cosine. Entities with vectors are grouped by
-//     type compatibility (the connected components of the relation over
-//     the types present; an entity of unknown type joins all of them). A
-//     group smaller than ExactLimit is compared pair by pair on all
-//     workers. A larger one is searched in an index (Config.Index): by
-//     default an inverted file (IndexIVF: spherical k-means cells, each
-//     member compared with the members of its Probes nearest cells), or an
-//     HNSW graph (IndexHNSW, github.com/coder/hnsw). Each entity keeps its K
+//  3. Blocking keys, which do not depend on embeddings, give candidate
+//     pairs. A name is normalised by NormalizeName (NFKC, case folding,
+//     accents removed, full stops and apostrophes dropped, other
+//     punctuation made a space) and compared without spaces. Four kinds of
+//     key, each a signal when two entities share it: name (the normalised
+//     name); suffix (the name without a leading "the" and trailing
+//     corporate forms such as Inc, Corp, Co, Ltd, LLC, GmbH, AG, SA/S.A.,
+//     NV/N.V., BV, PLC, SpA, Oy, AB, KK); plural (the suffix key with its
+//     last word made singular by simple English rules); acronym (a
+//     one-word name of 2 to 6 letters, capitals when longer than 4, against
+//     the initials of the significant words of another name, or of all its
+//     words: "IBM" and "International Business Machines"). A key shared by
+//     more than MaxBlockSize entities is too common to be evidence and is
+//     ignored, except equal names, which are then linked as a star.
+//  4. Nearest neighbours by cosine give the other candidate pairs.
+//     Entities with vectors are grouped by type compatibility (the
+//     connected components of the relation over the types present; an
+//     entity of unknown type joins all of them). A group smaller than
+//     ExactLimit is compared pair by pair, in tiles, on all workers. A
+//     larger one is searched in an index (Config.Index): by default an
+//     inverted file (IndexIVF: spherical k-means cells, each member
+//     compared with the members of its Probes nearest cells), or an HNSW
+//     graph (IndexHNSW, github.com/coder/hnsw). Each entity keeps its K
 //     nearest compatible neighbours with cosine ≥ Low; a pair is a
-//     candidate when either end kept the other.
-//  4. Every candidate pair is decided by the rules below. Must-link pairs
+//     candidate when either end kept the other. Both kinds of candidate
+//     are restricted to type-compatible pairs and leave out keep-apart
+//     entities.
+//  5. Every candidate pair is decided by the rules below. Must-link pairs
 //     and merged pairs are joined in a union-find (path compression, union
 //     by rank); a cannot-link pair is never joined directly.
-//  5. Each connected group is checked against the bounds: no cannot-link
+//  6. Each connected group is checked against the bounds: no cannot-link
 //     pair inside, at most MaxClusterSize members, and every two members
 //     (not must-linked together) of compatible types (an entity of unknown
 //     type can join a Person and an Organization) and at least
@@ -52,7 +53,7 @@
 //     above the threshold do not put A and C together when A and C are
 //     far apart. Each split is recorded with the pair that broke the bound
 //     and the links it cut.
-//  6. Each cluster gets its canonical name, type and id, and its merge log:
+//  7. Each cluster gets its canonical name, type and id, and its merge log:
 //     every accepted link between two of its members.
 //
 // The similarity the bounds use is the cosine, except: a cannot-link pair
@@ -95,20 +96,22 @@
 // merge when their types are equal, when either type is unknown ("" or
 // "unknown": an extractor that gave no type said nothing against a match),
 // or when Config.Compatible lists the pair (in either direction). Other
-// pairs are never candidates, and only a must-link joins them.
+// pairs are never candidates, the bounds split a cluster that an entity of
+// unknown type joined them in, and only a must-link keeps them together.
 //
 // # Overrides
 //
 // Overrides name entities by key, or by name (matching every entity whose
-// normalised name is equal); a key takes precedence over a name. They are applied before automatic merging, in
-// this order: KeepApart entities take part in no merge; CannotLink pairs
-// never end in one cluster — not directly, and not through others, as the
-// bound check splits such a group; MustLink pairs are merged whatever
-// their similarity and types, in the order given, unless that would put a
-// cannot-link pair or a keep-apart entity in one cluster; Rename gives the
-// cluster holding an entity a canonical name (the earliest rename wins a
-// conflict). Every override that matches no entity, or is not applied, is
-// reported in Result.UnmatchedOverrides with the reason.
+// normalised name is equal); a key takes precedence over a name. They are
+// applied before automatic merging, in this order: KeepApart entities take
+// part in no merge; CannotLink pairs never end in one cluster — not
+// directly, and not through others, as the bound check splits such a
+// group; MustLink pairs are merged whatever their similarity and types, in
+// the order given, unless that would put a cannot-link pair or a
+// keep-apart entity in one cluster; Rename gives the cluster holding an
+// entity a canonical name (the earliest rename wins a conflict). Every
+// override that matches no entity, or is not applied, is reported in
+// Result.UnmatchedOverrides with the reason.
 //
 // # Canonical names and ids
 //
@@ -137,7 +140,7 @@
 // IndexIVF is the default because it was the one that met the speed
 // targets on two cores: coder/hnsw keeps neighbours in maps and allocates
 // on every search, and builds on one goroutine, so at 384 dimensions it
-// inserts a few hundred to a thousand vectors a second. bench_test.go
+// inserts a few hundred to two thousand vectors a second. bench_test.go
 // measures both (BenchmarkResolve, TestRecall).
 //
 // # Predicates

@@ -45,18 +45,34 @@ func (r *resolver) ivf(ctx context.Context, m []int32) ([]cand, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("resolve: assign %d entities to cells: %w", n, err)
 	}
-	lists := make([][]int32, cells)
-	for k, i := range m {
-		c := nearest[k*probes]
-		lists[c] = append(lists[c], i)
+	// Cell by cell, the members that probe it against the members that
+	// live in it, tile by tile.
+	home := make([][]int32, cells)
+	probing := make([][]int32, cells)
+	for k := range m {
+		home[nearest[k*probes]] = append(home[nearest[k*probes]], int32(k))
+		for _, c := range nearest[k*probes : (k+1)*probes] {
+			probing[c] = append(probing[c], int32(k))
+		}
 	}
-	return r.search(ctx, m, func(pos int, _ []float32, visit func(int32)) {
-		for _, c := range nearest[pos*probes : (pos+1)*probes] {
-			for _, j := range lists[c] {
-				visit(j)
+	hits := make([][]hit, r.cfg.Workers)
+	parallelChunks(cells, r.cfg.Workers, 1, func(w, lo, hi int) {
+		for c := lo; c < hi; c++ {
+			if ctx.Err() != nil {
+				return
+			}
+			for q := 0; q < len(probing[c]); q += tileSize {
+				xs := probing[c][q:min(q+tileSize, len(probing[c]))]
+				for h := 0; h < len(home[c]); h += tileSize {
+					hits[w] = r.compare(hits[w], m, xs, home[c][h:min(h+tileSize, len(home[c]))], false)
+				}
 			}
 		}
 	})
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("resolve: search %d entities in %d cells: %w", n, cells, err)
+	}
+	return r.neighbours(m, hits, false), nil
 }
 
 // train returns cells unit centroids of spherical k-means over an evenly

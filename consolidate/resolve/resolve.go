@@ -145,9 +145,9 @@ type Stats struct {
 	ExactGroups   int `json:"exact_groups"`   // of them, compared pair by pair
 	IndexedGroups int `json:"indexed_groups"` // of them, searched in an HNSW index
 	VectorPairs   int `json:"vector_pairs"`   // neighbour pairs with cosine ≥ Low
-	KeyPairs      int `json:"key_pairs"`      // pairs sharing a blocking key
+	KeyPairs      int `json:"key_pairs"`      // pairs sharing a blocking key, once per kind of key
 	Candidates    int `json:"candidates"`     // distinct candidate pairs
-	Merged        int `json:"merged"`         // accepted links, overrides included
+	Merged        int `json:"merged"`         // accepted links, must-links included, before splits
 	Uncertain     int `json:"uncertain"`
 	Splits        int `json:"splits"`
 }
