@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -24,7 +25,8 @@ import (
 //
 // KGFORGE_BENCH_NODES and KGFORGE_BENCH_RELS size the synthetic graph
 // (default 100,000 and 300,000); KGFORGE_BENCH_NAIVE is the number of
-// triplets the naive loader gets (default 10,000: it is measured as a rate).
+// triplets the naive loader gets (default 10,000: it is measured as a rate);
+// KGFORGE_BENCH_LOADERS picks batch sizes and workers, e.g. 5000x2,1000x1.
 
 func benchSize(name string, def int) int {
 	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
@@ -53,14 +55,14 @@ func benchBundle(b *testing.B, id string) (*bundle.Bundle, kg.Graph) {
 	return bu, g
 }
 
-func benchLoader(b *testing.B, batch int) *Loader {
+func benchLoader(b *testing.B, batch, workers int) *Loader {
 	b.Helper()
 	if os.Getenv("KGFORGE_INTEGRATION") == "" || os.Getenv("NEO4J_URI") == "" {
 		b.Skip("needs KGFORGE_INTEGRATION=1 and NEO4J_URI (make services)")
 	}
 	l, err := New(context.Background(), Config{
 		URI: os.Getenv("NEO4J_URI"), Username: os.Getenv("NEO4J_USERNAME"), Password: os.Getenv("NEO4J_PASSWORD"),
-		BatchSize: batch, Graph: "bench",
+		BatchSize: batch, Workers: workers, Graph: "bench",
 	}, nil)
 	if err != nil {
 		b.Fatal(err)
@@ -101,9 +103,21 @@ func heapPeak() (stop func() uint64) {
 // the previous one, switched, the previous removed), once per batch size,
 // then reloads the same bundle.
 func BenchmarkNeo4jLoad(b *testing.B) {
-	for _, batch := range []int{250, 1000, 5000} {
-		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
-			l := benchLoader(b, batch)
+	configs := []struct{ batch, workers int }{{1000, 1}, {5000, 1}, {1000, 2}, {5000, 2}, {5000, 4}}
+	if v := os.Getenv("KGFORGE_BENCH_LOADERS"); v != "" { // e.g. 5000x2,1000x1
+		configs = configs[:0]
+		for _, f := range strings.Split(v, ",") {
+			var c struct{ batch, workers int }
+			if _, err := fmt.Sscanf(f, "%dx%d", &c.batch, &c.workers); err != nil {
+				b.Fatalf("KGFORGE_BENCH_LOADERS: %q is not BATCHxWORKERS", f)
+			}
+			configs = append(configs, c)
+		}
+	}
+	for _, c := range configs {
+		batch := c.batch
+		b.Run(fmt.Sprintf("batch=%d/workers=%d", c.batch, c.workers), func(b *testing.B) {
+			l := benchLoader(b, c.batch, c.workers)
 			bu, _ := benchBundle(b, fmt.Sprintf("bench-%d-%d", batch, time.Now().UnixNano()))
 			ctx := context.Background()
 			b.ResetTimer()
@@ -136,7 +150,7 @@ func BenchmarkNeo4jLoad(b *testing.B) {
 // case for it). It runs on the first KGFORGE_BENCH_NAIVE facts of the same
 // graph and reports the rate, to compare with rels/s of BenchmarkNeo4jLoad.
 func BenchmarkNeo4jNaive(b *testing.B) {
-	l := benchLoader(b, 1000)
+	l := benchLoader(b, 1000, 1)
 	g := synth.Graph(benchSize("KGFORGE_BENCH_NODES", 100_000), benchSize("KGFORGE_BENCH_RELS", 300_000), 1)
 	names := map[string]kg.Node{}
 	for _, n := range g.Nodes {

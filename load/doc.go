@@ -1,9 +1,12 @@
-// Package load loads a bundle into Neo4j: constraints first, then nodes by
-// label set and relationships by type in UNWIND batches through managed
-// write transactions. Every write MERGEs on ids and stamps the build id, so
-// loading the same bundle twice changes nothing and a retried transaction is
-// harmless; after a successful load, what earlier builds left and this one
-// lacks is removed.
+// Package load loads a bundle into Neo4j (docs/neo4j.md): constraints first,
+// then nodes by label set and relationships by type in UNWIND batches
+// through managed write transactions, stamped with the build id and staged
+// beside the graph's current build; one small transaction then makes the
+// new build current, and the builds before it are removed. A load that
+// fails before the switch leaves the previous build current and whole.
+// A fresh build is written with CREATE; a resumed build, and any batch
+// retried after its commit's answer was lost, with MERGE on ids, so nothing
+// is written twice and loading the same bundle again changes nothing.
 //
 // Labels and relationship types come from LLM output and cannot be query
 // parameters: Label and RelType reduce them to a strict identifier form

@@ -15,6 +15,8 @@ import (
 	"kgforge/bundle"
 	"kgforge/kg"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j/config"
 )
@@ -36,6 +38,7 @@ const (
 type Config struct {
 	URI, Username, Password, Database string
 	BatchSize                         int // rows per UNWIND; 0 means DefaultBatchSize
+	Workers                           int // batches written at once; 0 means DefaultWorkers
 	// Graph names the graph a bundle replaces, so that several pipelines can
 	// share one database; "" means the pipeline name of the bundle.
 	Graph string
@@ -49,9 +52,13 @@ type Config struct {
 // however many labels the LLM invented.
 const maxBuffered = 4
 
+// DefaultWorkers is the number of batches written at once, chosen by
+// measurement (docs/benchmarks.md, "Neo4j load").
+const DefaultWorkers = 2
+
 // DefaultBatchSize is the number of rows per UNWIND batch, chosen by
 // measurement (docs/benchmarks.md, "Neo4j load").
-const DefaultBatchSize = 1000
+const DefaultBatchSize = 5000
 
 // Loader loads bundles into one Neo4j database. It is safe for sequential
 // use; Close releases the driver.
@@ -60,6 +67,7 @@ type Loader struct {
 	cfg     Config
 	log     *slog.Logger
 	retries atomic.Int64
+	fresh   bool // the build being loaded was never started before: CREATE is safe
 }
 
 // Stats is what one load did.
@@ -82,6 +90,9 @@ type Stats struct {
 func New(ctx context.Context, cfg Config, log *slog.Logger) (*Loader, error) {
 	if cfg.BatchSize <= 0 {
 		cfg.BatchSize = DefaultBatchSize
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = DefaultWorkers
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -157,6 +168,13 @@ func (l *Loader) Load(ctx context.Context, b *bundle.Bundle) (st Stats, _ error)
 			return st, nil
 		}
 	}
+	// A build no earlier load started is written with CREATE (faster than
+	// MERGE); one that an earlier load left half-written, with MERGE.
+	known, err := l.read(ctx, "MATCH (b:"+BuildLabel+" {id: $build}) RETURN b.id", map[string]any{"build": build})
+	if err != nil {
+		return fail("look up build", err)
+	}
+	l.fresh = len(known.Records) == 0
 	if err := l.write(ctx, "MERGE (b:"+BuildLabel+" {id: $build}) ON CREATE SET b.started = datetime(), b.current = false "+
 		"SET b.status = $status, b.graph = $graph, b.created = $created",
 		map[string]any{"build": build, "graph": graph, "status": StatusLoading, "created": b.Manifest.Created.UTC().Format(time.RFC3339)}); err != nil {
@@ -196,29 +214,35 @@ func (l *Loader) Load(ctx context.Context, b *bundle.Bundle) (st Stats, _ error)
 }
 
 // loadNodes writes nodes grouped by label set (labels cannot be parameters).
-func (l *Loader) loadNodes(ctx context.Context, b *bundle.Bundle, build string) (int, error) {
-	count := 0
+func (l *Loader) loadNodes(ctx context.Context, b *bundle.Bundle, build string) (count int, _ error) {
+	err := l.parallel(ctx, func(send func(job) error) error { return l.streamNodes(ctx, b, build, &count, send) })
+	return count, err
+}
+
+func (l *Loader) streamNodes(ctx context.Context, b *bundle.Bundle, build string, count *int, send func(job) error) error {
 	batches := map[string][]map[string]any{}
 	flush := func(key string) error {
 		rows := batches[key]
 		if len(rows) == 0 {
 			return nil
 		}
-		q := "UNWIND $rows AS row MERGE (n:" + NodeLabel + " {id: row.id, build_id: $build}) SET n = row.props, n.id = row.id, n.build_id = $build"
+		set := " SET n = row.props, n.id = row.id, n.build_id = $build"
 		if key != "" {
-			q += " SET n:" + key
+			set += " SET n:" + key
 		}
-		batches[key] = rows[:0]
-		if err := l.write(ctx, q, map[string]any{"rows": rows, "build": build}); err != nil {
-			return fmt.Errorf("labels %q: %w", key, err)
+		merge := "UNWIND $rows AS row MERGE (n:" + NodeLabel + " {id: row.id, build_id: $build})" + set
+		q := merge
+		if l.fresh {
+			q = "UNWIND $rows AS row CREATE (n:" + NodeLabel + ")" + set
 		}
-		return nil
+		batches[key] = nil // the batch is in flight: start a new one
+		return send(job{q: q, again: merge, params: map[string]any{"rows": rows, "build": build}, want: -1, what: fmt.Sprintf("labels %q", key)})
 	}
 	buffered := 0
 	err := b.Nodes(ctx, func(n kg.Node) error {
 		key := labelKey(n.Labels)
 		batches[key] = append(batches[key], map[string]any{"id": n.ID, "props": nodeProps(n)})
-		count++
+		*count++
 		buffered++
 		if len(batches[key]) >= l.cfg.BatchSize {
 			buffered -= len(batches[key])
@@ -235,44 +259,46 @@ func (l *Loader) loadNodes(ctx context.Context, b *bundle.Bundle, build string) 
 		return nil
 	})
 	if err != nil {
-		return count, err
+		return err
 	}
 	for _, key := range sortedKeys(batches) {
 		if err := flush(key); err != nil {
-			return count, err
+			return err
 		}
 	}
-	return count, nil
+	return nil
 }
 
 // loadRels writes relationships grouped by type, serially, so two batches
 // never lock the same nodes at once (no deadlocks). A relationship whose end
 // is not a node of the build is an error, not a silent skip.
-func (l *Loader) loadRels(ctx context.Context, b *bundle.Bundle, build string) (int, error) {
-	count := 0
+func (l *Loader) loadRels(ctx context.Context, b *bundle.Bundle, build string) (count int, _ error) {
+	err := l.parallel(ctx, func(send func(job) error) error { return l.streamRels(ctx, b, build, &count, send) })
+	return count, err
+}
+
+func (l *Loader) streamRels(ctx context.Context, b *bundle.Bundle, build string, count *int, send func(job) error) error {
 	rels := map[string][]map[string]any{}
 	flush := func(typ string) error {
 		rows := rels[typ]
 		if len(rows) == 0 {
 			return nil
 		}
-		q := "UNWIND $rows AS row MATCH (a:" + NodeLabel + " {id: row.src, build_id: $build}) MATCH (b:" + NodeLabel + " {id: row.dst, build_id: $build}) " +
-			"MERGE (a)-[r:" + typ + " {id: row.id}]->(b) SET r = row.props, r.id = row.id, r.build_id = $build RETURN count(r) AS n"
-		n, err := l.writeCount(ctx, q, map[string]any{"rows": rows, "build": build})
-		if err != nil {
-			return fmt.Errorf("type %s: %w", typ, err)
+		match := "UNWIND $rows AS row MATCH (a:" + NodeLabel + " {id: row.src, build_id: $build}) MATCH (b:" + NodeLabel + " {id: row.dst, build_id: $build}) "
+		set := " SET r = row.props, r.id = row.id, r.build_id = $build RETURN count(r) AS n"
+		merge := match + "MERGE (a)-[r:" + typ + " {id: row.id}]->(b)" + set
+		q := merge
+		if l.fresh {
+			q = match + "CREATE (a)-[r:" + typ + "]->(b)" + set
 		}
-		if n != int64(len(rows)) {
-			return fmt.Errorf("type %s: %d of %d relationships have an end that is not a node of the bundle", typ, int64(len(rows))-n, len(rows))
-		}
-		rels[typ] = rows[:0]
-		return nil
+		rels[typ] = nil // the batch is in flight: start a new one
+		return send(job{q: q, again: merge, params: map[string]any{"rows": rows, "build": build}, want: len(rows), what: "type " + typ})
 	}
 	buffered := 0
 	err := b.Edges(ctx, func(e kg.Edge) error {
 		typ := RelType(e.Type)
 		rels[typ] = append(rels[typ], map[string]any{"id": e.ID, "src": e.Src, "dst": e.Dst, "props": edgeProps(e)})
-		count++
+		*count++
 		buffered++
 		if len(rels[typ]) >= l.cfg.BatchSize {
 			buffered -= len(rels[typ])
@@ -289,14 +315,14 @@ func (l *Loader) loadRels(ctx context.Context, b *bundle.Bundle, build string) (
 		return nil
 	})
 	if err != nil {
-		return count, err
+		return err
 	}
 	for _, typ := range sortedKeys(rels) {
 		if err := flush(typ); err != nil {
-			return count, err
+			return err
 		}
 	}
-	return count, nil
+	return nil
 }
 
 func (l *Loader) graphOf(b *bundle.Bundle) string {
@@ -307,6 +333,50 @@ func (l *Loader) graphOf(b *bundle.Bundle) string {
 		return b.Manifest.Pipeline
 	}
 	return "default"
+}
+
+// job is one batch statement; want is the count n it must return, or -1.
+type job struct {
+	q      string
+	again  string // the idempotent form of q, for a retry after a lost commit
+	params map[string]any
+	want   int
+	what   string
+}
+
+// parallel runs the batches produce sends on Config.Workers sessions at
+// once. Batches of nodes never conflict; batches of relationships may lock
+// the same nodes, and Neo4j then reports a deadlock, a transient error the
+// driver retries (every write is idempotent).
+func (l *Loader) parallel(ctx context.Context, produce func(send func(job) error) error) error {
+	g, gctx := errgroup.WithContext(ctx)
+	jobs := make(chan job)
+	for range l.cfg.Workers {
+		g.Go(func() error {
+			for j := range jobs {
+				n, err := l.writeRetry(gctx, j.q, cmp.Or(j.again, j.q), j.params)
+				if err != nil {
+					return fmt.Errorf("%s: %w", j.what, err)
+				}
+				if j.want >= 0 && n != int64(j.want) {
+					return fmt.Errorf("%s: %d of %d relationships have an end that is not a node of the bundle", j.what, int64(j.want)-n, j.want)
+				}
+			}
+			return nil
+		})
+	}
+	g.Go(func() error {
+		defer close(jobs)
+		return produce(func(j job) error {
+			select {
+			case jobs <- j:
+				return nil
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+		})
+	})
+	return g.Wait()
 }
 
 // Current returns the id of the current build of a graph, "" when there is none.
@@ -388,10 +458,18 @@ func (l *Loader) write(ctx context.Context, q string, params map[string]any) err
 // write is idempotent, so that case is retried here, with exponential
 // backoff and jitter, within the same time bound as the driver's retries.
 func (l *Loader) writeCount(ctx context.Context, q string, params map[string]any) (int64, error) {
+	return l.writeRetry(ctx, q, q, params)
+}
+
+// writeRetry is writeCount for a statement q that may not be idempotent (a
+// CREATE into a build nobody wrote before, which is faster than MERGE): a
+// commit whose answer was lost is retried with the idempotent again.
+func (l *Loader) writeRetry(ctx context.Context, q, again string, params map[string]any) (int64, error) {
 	deadline := time.Now().Add(l.retryTime())
 	delay := 100 * time.Millisecond
 	for {
 		n, err := l.writeOnce(ctx, q, params)
+		q = again
 		var ce *neo4j.ConnectivityError
 		if err == nil || !errors.As(err, &ce) || time.Now().Add(delay).After(deadline) {
 			return n, err

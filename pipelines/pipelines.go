@@ -178,7 +178,7 @@ func Default() Pipeline {
 		Chunking: Chunking{Size: 300, Overlap: 40},
 		LLM:      LLM{ChatModel: "gemma3:270m", EmbedModel: "all-minilm:l6-v2", Concurrency: 1, MaxContext: 8192, MaxOutput: 512},
 		Extract:  Extract{Prompt: "extract.tmpl", Evidence: EvidenceSentences},
-		Neo4j:    Neo4j{Mode: Neo4jAuto, BatchSize: 1000},
+		Neo4j:    Neo4j{Mode: Neo4jAuto, BatchSize: 5000},
 		DuckDB:   DuckDB{Threads: 2, MemoryLimit: "2GB"},
 	}
 }

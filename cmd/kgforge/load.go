@@ -48,7 +48,7 @@ func loadCmd(g *globals) *cobra.Command {
 		},
 	}
 	neo.Flags().StringVarP(&dir, "bundle", "b", "", "bundle directory, or an output directory with a latest link")
-	neo.Flags().IntVar(&batch, "batch-size", 1000, "rows per UNWIND batch")
+	neo.Flags().IntVar(&batch, "batch-size", 5000, "rows per UNWIND batch")
 	cmd.AddCommand(neo)
 	return cmd
 }
