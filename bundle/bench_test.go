@@ -16,9 +16,7 @@ import (
 	"kgforge/bench/synth"
 	"kgforge/kg"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // The benchmarks' graph: 100k nodes and 300k edges shaped like kgforge's
@@ -83,27 +81,8 @@ func writeIPCRows[T any](path string, cols []column[T], rows []T) (err error) {
 	if err != nil {
 		return err
 	}
-	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
-	defer b.Release()
-	flush := func() error {
-		rec := b.NewRecordBatch()
-		defer rec.Release()
-		return w.Write(rec)
-	}
-	for i := range rows {
-		for j, c := range cols {
-			appendValue(b.Field(j), c.get(&rows[i]))
-		}
-		if (i+1)%rowGroupRows == 0 {
-			if err := flush(); err != nil {
-				return err
-			}
-		}
-	}
-	if len(rows)%rowGroupRows != 0 {
-		if err := flush(); err != nil {
-			return err
-		}
+	if err := recordBatches(schema, cols, rows, w.Write); err != nil {
+		return err
 	}
 	if err := w.Close(); err != nil {
 		return err

@@ -60,12 +60,28 @@ func writeParquet[T any](path string, cols []column[T], rows []T) (err error) {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	if err := recordBatches(schema, cols, rows, w.Write); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// recordBatches builds rows into record batches of rowGroupRows rows (one
+// empty batch when there are no rows, so the file has a schema and a row
+// group) and hands each to write.
+func recordBatches[T any](schema *arrow.Schema, cols []column[T], rows []T, write func(arrow.RecordBatch) error) error {
 	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
 	defer b.Release()
 	flush := func() error {
 		rec := b.NewRecordBatch()
 		defer rec.Release()
-		return w.Write(rec)
+		return write(rec)
 	}
 	for i := range rows {
 		for j, c := range cols {
@@ -73,20 +89,12 @@ func writeParquet[T any](path string, cols []column[T], rows []T) (err error) {
 		}
 		if (i+1)%rowGroupRows == 0 {
 			if err := flush(); err != nil {
-				return fmt.Errorf("write %s: %w", path, err)
+				return err
 			}
 		}
 	}
 	if len(rows)%rowGroupRows != 0 || len(rows) == 0 {
-		if err := flush(); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return flush()
 	}
 	return nil
 }
