@@ -30,6 +30,11 @@ type Input struct {
 	// FixedPredicates keeps predicates as extracted (a pipeline schema
 	// fixed them); otherwise synonymous predicates are clustered.
 	FixedPredicates bool
+	// Judge, when set, is asked about the pairs of the uncertain band (at
+	// most MaxJudged, the most doubtful first; never a pair whose names
+	// differ in a number or date); a pair it calls the same is merged.
+	Judge     Judge
+	MaxJudged int // 0 means 200
 }
 
 // Output is the consolidated graph and how it was resolved.
@@ -97,12 +102,36 @@ func Build(ctx context.Context, in Input) (Output, error) {
 	if err != nil {
 		return out, err
 	}
+	var judged map[[2]string]bool
+	if in.Judge != nil {
+		var asked, failed int
+		judged, asked, failed, err = judgeUncertain(ctx, in.Judge, surfaces, res.result.Uncertain, cmp.Or(in.MaxJudged, 200))
+		if err != nil {
+			return out, err
+		}
+		out.Resolution.Judged, out.Resolution.JudgeFailed = asked, failed
+		if len(judged) > 0 {
+			again := cfg
+			again.Overrides.MustLink = slices.Clone(cfg.Overrides.MustLink)
+			for k := range judged {
+				again.Overrides.MustLink = append(again.Overrides.MustLink, resolve.NamePair{A: k[0], B: k[1]})
+			}
+			slices.SortFunc(again.Overrides.MustLink, func(a, b resolve.NamePair) int {
+				return cmp.Or(strings.Compare(a.A, b.A), strings.Compare(a.B, b.B))
+			})
+			if res, err = resolveVectors(ctx, surfaces, res.vectors, again); err != nil {
+				return out, err
+			}
+		}
+	}
 	high, low := cmp.Or(cfg.High, resolve.DefaultHigh), cmp.Or(cfg.Low, resolve.DefaultLow)
-	nodes, merges, links := entityNodes(surfaces, res, high, low)
+	nodes, merges, links := entityNodes(surfaces, res, high, low, judged)
 	g.Merges, g.MergeLinks = merges, appendCannotLinks(links, in.Overrides, surfaces, res)
+	judgedN, failedN := out.Resolution.Judged, out.Resolution.JudgeFailed
 	out.Resolution = Resolution{
 		Stats: res.result.Stats, UnmatchedOverrides: res.result.UnmatchedOverrides,
 		Embedded: len(res.vectors), Splits: len(res.result.Splits),
+		Judged: judgedN, JudgeFailed: failedN, JudgeMerged: len(judged),
 	}
 	byID := map[string]*kg.Node{}
 	for i := range nodes {

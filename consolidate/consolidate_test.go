@@ -2,6 +2,7 @@ package consolidate
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -233,6 +234,67 @@ func TestMergeReport(t *testing.T) {
 	} {
 		if !strings.Contains(r, want) {
 			t.Errorf("merge report lacks %q:\n%s", want, r)
+		}
+	}
+}
+
+// judgeFunc is a Judge of the test's own, for the consolidate logic around
+// a judge; the real model is asked in TestLLMJudge_RealModelIntegration.
+type judgeFunc func(a, b JudgeInput) (bool, error)
+
+func (f judgeFunc) Same(_ context.Context, a, b JudgeInput) (bool, error) { return f(a, b) }
+
+func TestBuild_JudgeMergesUncertainPairs(t *testing.T) {
+	in := Input{
+		Sources: []kg.Source{{ID: "s1", URI: "a.md", Kind: kg.KindMarkdown}},
+		Chunks:  []kg.Chunk{{ID: "c1", SourceID: "s1"}},
+		Triplets: []kg.Triplet{
+			trip("c1", "Kestrel Alloys Ltd", "Company", "supplies", "Velora Cycles", "Company"),
+			trip("c1", "Kestrel Alloys", "Company", "supplies", "Velora Cycles Inc", "Company"),
+			trip("c1", "Porto Plants", "Plant", "part_of", "Porto Plant", "Plant"),
+		},
+	}
+	// Without a judge, name keys other than the name itself leave pairs
+	// uncertain when there is no embedding to back them.
+	base := build(t, in)
+	uncertain := 0
+	for _, l := range base.MergeLinks {
+		if l.Decision == "uncertain" {
+			uncertain++
+		}
+	}
+	if uncertain != 3 {
+		t.Fatalf("merge links %+v, want 3 uncertain pairs", base.MergeLinks)
+	}
+	var asked []string
+	in.Judge = judgeFunc(func(a, b JudgeInput) (bool, error) {
+		asked = append(asked, a.Name+"~"+b.Name)
+		switch {
+		case strings.HasPrefix(a.Name, "Kestrel"):
+			return true, nil
+		case strings.HasPrefix(a.Name, "Velora"):
+			return false, nil
+		}
+		return false, errors.New("unusable reply")
+	})
+	out, err := Build(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := out.Graph
+	if len(asked) != 3 || out.Resolution.Judged != 3 || out.Resolution.JudgeMerged != 1 || out.Resolution.JudgeFailed != 1 {
+		t.Errorf("asked %v; resolution %+v", asked, out.Resolution)
+	}
+	k := concept(g, "Kestrel Alloys")
+	if k == nil {
+		k = concept(g, "Kestrel Alloys Ltd")
+	}
+	if k == nil || len(k.Aliases) != 1 || concept(g, "Velora Cycles Inc") == nil || concept(g, "Velora Cycles") == nil {
+		t.Fatalf("the judged pair is not one node, or a rejected pair is: %+v", g.Nodes)
+	}
+	for _, m := range g.Merges {
+		if strings.HasPrefix(m.Member, "Kestrel") && (m.Rule != string(RuleJudge) || m.DecidedBy != "llm") {
+			t.Errorf("merge log row %+v, want rule llm_judge decided by llm", m)
 		}
 	}
 }

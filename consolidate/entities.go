@@ -16,6 +16,9 @@ import (
 	"kgforge/kg"
 )
 
+// RuleJudge is the rule of a merge the LLM judge decided.
+const RuleJudge resolve.Rule = "llm_judge"
+
 // Embedder turns texts into vectors, one per text, in order.
 type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
@@ -158,6 +161,9 @@ type Resolution struct {
 	UnmatchedOverrides []resolve.OverrideIssue `json:"unmatched_overrides,omitempty"`
 	Embedded           int                     `json:"embedded"` // surfaces with a vector
 	Splits             int                     `json:"splits"`
+	Judged             int                     `json:"judged,omitempty"`       // uncertain pairs the LLM judge was asked about
+	JudgeMerged        int                     `json:"judge_merged,omitempty"` // of them, called the same and merged
+	JudgeFailed        int                     `json:"judge_failed,omitempty"` // asked but not answered usably: left uncertain
 }
 
 // resolved maps every surface to its cluster.
@@ -197,6 +203,20 @@ func resolveSurfaces(ctx context.Context, surfaces map[string]*surface, emb Embe
 			r.vectors[ents[i].Key] = vecs[i]
 		}
 	}
+	return resolveVectors(ctx, surfaces, r.vectors, cfg)
+}
+
+// resolveVectors resolves the surfaces with the vectors already computed.
+func resolveVectors(ctx context.Context, surfaces map[string]*surface, vectors map[string][]float32, cfg resolve.Config) (resolved, error) {
+	keys := slices.Sorted(maps.Keys(surfaces))
+	r := resolved{clusterOf: map[string]*resolve.Cluster{}, vectors: vectors}
+	ents := make([]resolve.Entity, len(keys))
+	for i, k := range keys {
+		s := surfaces[k]
+		ents[i] = resolve.Entity{
+			Key: k, Name: s.name, Type: s.typ, Description: top(s.descriptions), Mentions: s.mentions, Evidence: s.facts, Vector: vectors[k],
+		}
+	}
 	res, err := resolve.Resolve(ctx, ents, cfg)
 	if err != nil {
 		return r, fmt.Errorf("resolve %d entities: %w", len(ents), err)
@@ -211,8 +231,46 @@ func resolveSurfaces(ctx context.Context, surfaces map[string]*surface, emb Embe
 	return r, nil
 }
 
+// judgeUncertain asks the judge about the most doubtful uncertain pairs, up
+// to limit, never one stopped by the number guard; it returns the pairs
+// (surface keys, sorted) it called the same, how many it asked, and how
+// many answers were unusable (those pairs stay uncertain).
+func judgeUncertain(ctx context.Context, j Judge, surfaces map[string]*surface, pairs []resolve.Pair, limit int) (map[[2]string]bool, int, int, error) {
+	same := map[[2]string]bool{}
+	asked, failed := 0, 0
+	for _, p := range pairs { // most doubtful first
+		if asked == limit {
+			break
+		}
+		if p.Rule == resolve.RuleGuardNumber {
+			continue
+		}
+		a, b := surfaces[p.A], surfaces[p.B]
+		asked++
+		ok, err := j.Same(ctx, JudgeInput{a.name, a.typ, top(a.descriptions)}, JudgeInput{b.name, b.typ, top(b.descriptions)})
+		if ctx.Err() != nil {
+			return nil, asked, failed, ctx.Err()
+		}
+		if err != nil {
+			failed++
+			continue
+		}
+		if ok {
+			same[keyPair(p.A, p.B)] = true
+		}
+	}
+	return same, asked, failed, nil
+}
+
+func keyPair(a, b string) [2]string {
+	if b < a {
+		a, b = b, a
+	}
+	return [2]string{a, b}
+}
+
 // entityNodes returns a node per cluster and the merge log.
-func entityNodes(surfaces map[string]*surface, r resolved, high, low float64) ([]kg.Node, []kg.MergeDecision, []kg.MergeLink) {
+func entityNodes(surfaces map[string]*surface, r resolved, high, low float64, judged map[[2]string]bool) ([]kg.Node, []kg.MergeDecision, []kg.MergeLink) {
 	var nodes []kg.Node
 	var merges []kg.MergeDecision
 	var links []kg.MergeLink
@@ -227,6 +285,9 @@ func entityNodes(surfaces map[string]*surface, r resolved, high, low float64) ([
 		best := map[string]resolve.Pair{} // member key → its strongest link
 		signals := map[string][]string{}
 		for _, p := range c.Merges {
+			if p.Rule == resolve.RuleMustLink && judged[keyPair(p.A, p.B)] {
+				p.Rule = RuleJudge // a must-link the judge made, not an expert
+			}
 			for _, k := range []string{p.A, p.B} {
 				if b, ok := best[k]; !ok || p.Cosine > b.Cosine {
 					best[k] = p
@@ -257,8 +318,11 @@ func entityNodes(surfaces map[string]*surface, r resolved, high, low float64) ([
 			}
 			if p, ok := best[k]; ok {
 				d.Score, d.Rule, d.Band = p.Cosine, string(p.Rule), string(p.Band)
-				if p.Rule == resolve.RuleMustLink {
+				switch p.Rule {
+				case resolve.RuleMustLink:
 					d.DecidedBy = "override"
+				case RuleJudge:
+					d.DecidedBy = "llm"
 				}
 			}
 			slices.Sort(d.Signals)
@@ -317,6 +381,8 @@ func mergedDoubt(p resolve.Pair, high, low float64) float64 {
 	switch {
 	case p.Rule == resolve.RuleMustLink:
 		return 0
+	case p.Rule == RuleJudge:
+		return 0.5 // the model's word alone: as doubtful as a merge can be
 	case p.Band == resolve.BandNone:
 		return 0.25
 	}

@@ -28,7 +28,7 @@ var allowed = map[string][]string{
 	"ingest/xlsx":    {"ingest", "kg", "internal/duck"},
 	"ingest/sqldb":   {"ingest", "kg", "internal/duck"},
 	"extract":        {"kg", "llm", "prompts"},
-	"consolidate":    {"consolidate/resolve", "kg", "llm", "internal/duck"},
+	"consolidate":    {"consolidate/resolve", "kg", "llm", "prompts", "internal/duck"},
 	"load":           {"kg", "bundle"},
 	"bundle":         {"kg", "internal/duck"},
 	"agent":          {"bundle", "llm", "prompts", "kg", "internal/duck"},

@@ -143,6 +143,11 @@ type Resolution struct {
 	// Overrides is the experts' overrides file, relative to the pipeline
 	// file; it need not exist yet.
 	Overrides string `yaml:"overrides"`
+	// LLMJudge asks llm.chat_model about the most doubtful pairs of the
+	// uncertain band (at most MaxJudged; cached), and merges those it calls
+	// the same. Off by default.
+	LLMJudge  bool `yaml:"llm_judge"`
+	MaxJudged int  `yaml:"max_judged"`
 }
 
 // EmbeddingsOn reports whether resolution uses embeddings (the default).
@@ -334,6 +339,9 @@ func checkResolve(bad func(string, any, string), r Resolution) {
 	}
 	if r.High > 0 && r.Low > 0 && r.Low > r.High {
 		bad("resolve.low", r.Low, fmt.Sprintf("must not be above resolve.high (%v)", r.High))
+	}
+	if r.MaxJudged < 0 {
+		bad("resolve.max_judged", r.MaxJudged, "must not be negative (0 means 200)")
 	}
 	if r.MaxClusterSize < 0 {
 		bad("resolve.max_cluster_size", r.MaxClusterSize, "must not be negative (0 means the default)")

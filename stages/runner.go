@@ -350,6 +350,17 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 		embedder = &consolidate.ModelEmbedder{Send: rn.LLM.Embed, Model: p.LLM.EmbedModel, Digest: digests[p.LLM.EmbedModel], Cache: vcache}
 		in.Embedder = embedder
 	}
+	var judge *consolidate.LLMJudge
+	if p.Resolution.LLMJudge {
+		jcache, err := OpenDiskCache(filepath.Join(rn.CacheDir, "judge"))
+		if err != nil {
+			return rep, err
+		}
+		if judge, err = consolidate.NewLLMJudge(rn.LLM.Chat, p.LLM.ChatModel, digests[p.LLM.ChatModel], jcache); err != nil {
+			return rep, err
+		}
+		in.Judge, in.MaxJudged = judge, p.Resolution.MaxJudged
+	}
 	cons, err := consolidate.Build(ctx, in)
 	if err != nil {
 		return rep, err
@@ -370,6 +381,9 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 		Created: now().UTC(), Pipeline: p.Name, PipelineSHA256: p.SHA256,
 		Models:  map[string]bundle.Model{"chat": {Name: p.LLM.ChatModel, Digest: digests[p.LLM.ChatModel]}},
 		Prompts: map[string]string{p.Extract.Prompt: ex.PromptVersion()},
+	}
+	if judge != nil {
+		m.Prompts["judge.tmpl"] = judge.PromptVersion()
 	}
 	contents := bundle.Contents{
 		Sources: sources, Chunks: chunks, Triplets: triplets, Tables: tables, Graph: graph,
