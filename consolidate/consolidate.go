@@ -98,7 +98,11 @@ func Build(ctx context.Context, in Input) (Output, error) {
 		cfg.Overrides = in.Overrides.Resolve()
 	}
 	surfaces := collectSurfaces(in.Triplets, in.Entities)
-	res, err := resolveSurfaces(ctx, surfaces, in.Embedder, cfg)
+	vectors, err := embedSurfaces(ctx, surfaces, in.Embedder)
+	if err != nil {
+		return out, err
+	}
+	res, err := resolveVectors(ctx, surfaces, vectors, cfg)
 	if err != nil {
 		return out, err
 	}
@@ -119,7 +123,7 @@ func Build(ctx context.Context, in Input) (Output, error) {
 			slices.SortFunc(again.Overrides.MustLink, func(a, b resolve.NamePair) int {
 				return cmp.Or(strings.Compare(a.A, b.A), strings.Compare(a.B, b.B))
 			})
-			if res, err = resolveVectors(ctx, surfaces, res.vectors, again); err != nil {
+			if res, err = resolveVectors(ctx, surfaces, vectors, again); err != nil {
 				return out, err
 			}
 		}

@@ -173,37 +173,28 @@ type resolved struct {
 	vectors   map[string][]float32 // surface key → vector
 }
 
-// resolveSurfaces embeds the surfaces (when emb is set) and resolves them.
-func resolveSurfaces(ctx context.Context, surfaces map[string]*surface, emb Embedder, cfg resolve.Config) (resolved, error) {
-	keys := make([]string, 0, len(surfaces))
-	for k := range surfaces {
-		keys = append(keys, k)
+// embedSurfaces returns the vector of every surface (by key), none when
+// emb is nil. The name alone is embedded: descriptions are written per
+// chunk by the model and differ even for one thing, which would pull
+// duplicates apart; types are compared by the compatibility table.
+func embedSurfaces(ctx context.Context, surfaces map[string]*surface, emb Embedder) (map[string][]float32, error) {
+	vectors := map[string][]float32{}
+	if emb == nil || len(surfaces) == 0 {
+		return vectors, nil
 	}
-	slices.Sort(keys)
-	r := resolved{clusterOf: map[string]*resolve.Cluster{}, vectors: map[string][]float32{}}
-	ents := make([]resolve.Entity, len(keys))
+	keys := slices.Sorted(maps.Keys(surfaces))
+	texts := make([]string, len(keys))
 	for i, k := range keys {
-		s := surfaces[k]
-		ents[i] = resolve.Entity{Key: k, Name: s.name, Type: s.typ, Description: top(s.descriptions), Mentions: s.mentions, Evidence: s.facts}
+		texts[i] = surfaces[k].name
 	}
-	if emb != nil && len(ents) > 0 {
-		// The name alone is embedded: descriptions are written per chunk
-		// by the model and differ even for one thing, which would pull
-		// duplicates apart; types are compared by the compatibility table.
-		texts := make([]string, len(ents))
-		for i, e := range ents {
-			texts[i] = e.Name
-		}
-		vecs, err := emb.Embed(ctx, texts)
-		if err != nil {
-			return r, fmt.Errorf("embed %d entity names: %w", len(texts), err)
-		}
-		for i := range ents {
-			ents[i].Vector = vecs[i]
-			r.vectors[ents[i].Key] = vecs[i]
-		}
+	vecs, err := emb.Embed(ctx, texts)
+	if err != nil {
+		return nil, fmt.Errorf("embed %d entity names: %w", len(texts), err)
 	}
-	return resolveVectors(ctx, surfaces, r.vectors, cfg)
+	for i, k := range keys {
+		vectors[k] = vecs[i]
+	}
+	return vectors, nil
 }
 
 // resolveVectors resolves the surfaces with the vectors already computed.
