@@ -31,25 +31,32 @@ func (c *memCache) Put(k string, v []byte) error {
 	return nil
 }
 
-// TestBuild_RealEmbeddingsIntegration resolves names embedded by the real
-// model: spelling variants merge, planted near-misses that differ in a
-// number never do, and a second build takes every vector from the cache.
-func TestBuild_RealEmbeddingsIntegration(t *testing.T) {
+// realModel returns a client of the real Ollama server and the digest of
+// model there, skipping without KGFORGE_INTEGRATION.
+func realModel(t *testing.T, model string) (*llm.Client, string) {
+	t.Helper()
 	if os.Getenv("KGFORGE_INTEGRATION") == "" {
 		t.Skip("KGFORGE_INTEGRATION not set; run make test")
 	}
-	ctx := context.Background()
 	c, err := llm.New(llm.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	digests, err := c.ModelDigests(ctx, llm.EmbedModelForTests)
+	digests, err := c.ModelDigests(context.Background(), model)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cache := &memCache{m: map[string][]byte{}}
-	emb := &ModelEmbedder{Send: c.Embed, Model: llm.EmbedModelForTests, Digest: digests[llm.EmbedModelForTests], Cache: cache}
+	return c, digests[model]
+}
+
+// TestBuild_RealEmbeddingsIntegration resolves names embedded by the real
+// model: spelling variants merge, planted near-misses that differ in a
+// number never do, and a second build takes every vector from the cache.
+func TestBuild_RealEmbeddingsIntegration(t *testing.T) {
+	ctx := context.Background()
+	c, digest := realModel(t, llm.EmbedModelForTests)
+	emb := &ModelEmbedder{Send: c.Embed, Model: llm.EmbedModelForTests, Digest: digest, Cache: &memCache{m: map[string][]byte{}}}
 	in := Input{
 		Sources: []kg.Source{{ID: "s1", URI: "a.md", Kind: kg.KindMarkdown}},
 		Chunks:  []kg.Chunk{{ID: "c1", SourceID: "s1"}, {ID: "c2", SourceID: "s1", Ordinal: 1}},
@@ -106,20 +113,9 @@ func TestBuild_RealEmbeddingsIntegration(t *testing.T) {
 // is served by the cache. (What the small test model answers is not
 // asserted: it is not reliable enough to be a fixture.)
 func TestLLMJudge_RealModelIntegration(t *testing.T) {
-	if os.Getenv("KGFORGE_INTEGRATION") == "" {
-		t.Skip("KGFORGE_INTEGRATION not set; run make test")
-	}
 	ctx := context.Background()
-	c, err := llm.New(llm.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	digests, err := c.ModelDigests(ctx, llm.ChatModelForTests)
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := NewLLMJudge(c.Chat, llm.ChatModelForTests, digests[llm.ChatModelForTests], &memCache{m: map[string][]byte{}})
+	c, digest := realModel(t, llm.ChatModelForTests)
+	j, err := NewLLMJudge(c.Chat, llm.ChatModelForTests, digest, &memCache{m: map[string][]byte{}})
 	if err != nil {
 		t.Fatal(err)
 	}
