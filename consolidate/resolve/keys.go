@@ -42,7 +42,9 @@ func (k keyKind) signals() []Signal {
 // dropped ("S.A." → "sa", "O'Neil" → "oneil"), every other run of
 // punctuation, symbols and white space turned into one space.
 func NormalizeName(s string) string {
-	s = cases.Fold().String(norm.NFKC.String(s))
+	// Invalid bytes become a separator first: left in, they hide the next
+	// character from the normalisers ("\xf0Á" kept its accent).
+	s = cases.Fold().String(norm.NFKC.String(strings.ToValidUTF8(s, " ")))
 	var b strings.Builder
 	b.Grow(len(s))
 	space := false

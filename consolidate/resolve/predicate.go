@@ -16,7 +16,8 @@ import (
 // letters and digits turned into one underscore, none at either end.
 func NormalizePredicate(s string) string {
 	var rs []rune
-	for _, r := range norm.NFD.String(norm.NFKC.String(s)) {
+	// Invalid bytes become a separator first, as in NormalizeName.
+	for _, r := range norm.NFD.String(norm.NFKC.String(strings.ToValidUTF8(s, " "))) {
 		if !unicode.Is(unicode.Mn, r) {
 			rs = append(rs, r)
 		}
