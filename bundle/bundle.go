@@ -96,11 +96,19 @@ type Contents struct {
 // visible at the destination.
 type Writer struct {
 	outDir, buildID, tmp string
+	lock                 *os.File // the locked temporary directory; see stale.go
 	data                 *sql.DB
 	done                 bool
+
+	// Stale names what crashed builds had left in the output directory
+	// and Create removed; StaleErr says what it could not remove (the new
+	// build goes on regardless).
+	Stale    []string
+	StaleErr error
 }
 
-// Create starts a bundle with the given build id under outDir.
+// Create starts a bundle with the given build id under outDir, first
+// removing the temporary directories of builds that died there.
 func Create(outDir, buildID string) (*Writer, error) {
 	if !validBuildID(buildID) {
 		return nil, fmt.Errorf("create bundle in %s: invalid build id %q", outDir, buildID)
@@ -111,11 +119,16 @@ func Create(outDir, buildID string) (*Writer, error) {
 	if _, err := os.Stat(filepath.Join(outDir, buildID)); err == nil {
 		return nil, fmt.Errorf("create bundle in %s: build %s already exists", outDir, buildID)
 	}
+	stale, staleErr := removeStale(outDir, time.Now())
 	tmp, err := os.MkdirTemp(outDir, ".tmp-"+buildID+"-")
 	if err != nil {
 		return nil, fmt.Errorf("create bundle in %s: %w", outDir, err)
 	}
-	return &Writer{outDir: outDir, buildID: buildID, tmp: tmp}, nil
+	lock, err := lockDir(tmp)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("create bundle in %s: %w", outDir, err), os.RemoveAll(tmp))
+	}
+	return &Writer{outDir: outDir, buildID: buildID, tmp: tmp, lock: lock, Stale: stale, StaleErr: staleErr}, nil
 }
 
 // Data opens the bundle's DuckDB data file for writing; the Writer closes it.
@@ -141,6 +154,9 @@ func (w *Writer) Commit(c Contents, m Manifest) (string, error) {
 		return "", errors.Join(err, w.Abort())
 	}
 	w.done = true
+	if err := w.lock.Close(); err != nil {
+		return "", fmt.Errorf("commit bundle %s: unlock: %w", w.buildID, err)
+	}
 	return filepath.Join(w.outDir, w.buildID), nil
 }
 
@@ -259,6 +275,7 @@ func (w *Writer) Abort() error {
 	if err := os.RemoveAll(w.tmp); err != nil {
 		errs = append(errs, fmt.Errorf("abort bundle: %w", err))
 	}
+	errs = append(errs, w.lock.Close())
 	return errors.Join(errs...)
 }
 

@@ -92,4 +92,23 @@ func TestWriter_KilledAtAnyMoment(t *testing.T) {
 		}
 	}
 	t.Logf("%d of 12 killed writes had committed (a whole write took %s)", committed, whole)
+
+	// What the killed writers left is removed by the next build (aged here
+	// past staleAge), and latest still opens.
+	removed, err := removeStale(out, time.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(out)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".tmp-") {
+			t.Errorf("left after cleanup: %s", e.Name())
+		}
+	}
+	b, err := Open(out)
+	if err != nil {
+		t.Fatalf("latest does not open after cleanup: %v", err)
+	}
+	_ = b.Close()
+	t.Logf("cleanup removed %d leftovers of killed writes", len(removed))
 }

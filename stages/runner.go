@@ -212,6 +212,12 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 	if err != nil {
 		return rep, err
 	}
+	for _, name := range w.Stale {
+		log.Info("removed what a crashed build left", "dir", filepath.Join(outDir, name))
+	}
+	if w.StaleErr != nil {
+		rep.warn("bundle", outDir, w.StaleErr.Error())
+	}
 	committed := false
 	defer func() {
 		if !committed {
