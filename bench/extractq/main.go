@@ -23,19 +23,23 @@ import (
 )
 
 type config struct {
-	name     string
-	evidence extract.EvidenceMode
-	ground   bool
+	name      string
+	evidence  extract.EvidenceMode
+	ground    bool
+	gleanings int
 }
 
 // configs are the ways the same model is asked and checked: kgforge's
 // default (evidence is one of the chunk's sentences, grounded), a free
 // quote grounded exactly, folded or fuzzily, and the same free quote taken
-// as the model says it (no grounding), the plain prompt of other systems.
+// as the model says it (no grounding), the plain prompt of other systems;
+// and kgforge's default with one gleaning turn, whose first turn is the
+// default's (cached), so its extra calls are what gleaning costs.
 var configs = []config{
-	{"sentences+grounding", extract.EvidenceSentences, true},
-	{"quote+grounding", extract.EvidenceQuote, true},
-	{"quote, no grounding", extract.EvidenceQuote, false},
+	{"sentences+grounding", extract.EvidenceSentences, true, 0},
+	{"sentences+grounding+glean", extract.EvidenceSentences, true, 1},
+	{"quote+grounding", extract.EvidenceQuote, true, 0},
+	{"quote, no grounding", extract.EvidenceQuote, false, 0},
 }
 
 type result struct {
@@ -44,6 +48,7 @@ type result struct {
 	Calls      int64          `json:"llm_calls"`
 	Rejected   int            `json:"chunks_rejected"`
 	Dropped    map[string]int `json:"triplets_dropped,omitempty"`
+	Gleaned    int            `json:"triplets_gleaned,omitempty"` // kept triplets only a gleaning turn found
 	EvidenceIn [2]int         `json:"evidence_in_gold,omitempty"` // correct triplets whose evidence is in a gold evidence sentence, of those with annotated evidence
 	Seconds    float64        `json:"seconds"`
 }
@@ -114,12 +119,16 @@ func run(ctx context.Context, data, set string, n int, seed uint64, model string
 		}
 		results = append(results, res)
 		s := res.Scores
-		fmt.Printf("%-22s %s n=%d  P %.3f [%.3f, %.3f]  R %.3f [%.3f, %.3f]  F1 %.3f [%.3f, %.3f]  calls %d  %.0fs",
+		fmt.Printf("%-26s %s n=%d  P %.3f [%.3f, %.3f]  R %.3f [%.3f, %.3f]  F1 %.3f [%.3f, %.3f]  calls %d  %.0fs",
 			cfg.name, set, s.Items, s.Precision, s.PrecisionCI[0], s.PrecisionCI[1], s.Recall, s.RecallCI[0], s.RecallCI[1],
 			s.F1, s.F1CI[0], s.F1CI[1], res.Calls, res.Seconds)
 		if res.EvidenceIn[1] > 0 {
 			fmt.Printf("  evidence in gold %d/%d", res.EvidenceIn[0], res.EvidenceIn[1])
 		}
+		if cfg.gleanings > 0 {
+			fmt.Printf("  gleaned %d", res.Gleaned)
+		}
+		fmt.Printf("  dropped %v", res.Dropped)
 		fmt.Println()
 	}
 	if out != "" {
@@ -229,6 +238,7 @@ func evaluate(ctx context.Context, client *llm.Client, cache extract.Cache, cfg 
 	for id, s := range schemas {
 		ex, err := extract.New(client, cache, extract.Options{
 			Model: model, ModelDigest: digest, Schema: s, Evidence: cfg.evidence, Ungrounded: !cfg.ground,
+			Gleanings: cfg.gleanings,
 		})
 		if err != nil {
 			return result{}, fmt.Errorf("schema %s: %w", id, err)
@@ -289,9 +299,11 @@ func evaluate(ctx context.Context, client *llm.Client, cache extract.Cache, cfg 
 		r.EvidenceIn[1] += evIn[i][1]
 	}
 	for _, ex := range extractors {
-		for k, v := range ex.Stats().Dropped {
+		st := ex.Stats()
+		for k, v := range st.Dropped {
 			r.Dropped[k] += v
 		}
+		r.Gleaned += st.Gleaned
 	}
 	return r, nil
 }
