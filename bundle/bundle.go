@@ -203,7 +203,10 @@ func (w *Writer) commit(c Contents, m *Manifest) error {
 		m.Counts["rows:"+t.Name] = t.Rows
 	}
 	if c.MergeReport != "" {
-		if err := os.WriteFile(filepath.Join(w.tmp, MergeReportFile), []byte(c.MergeReport), 0o644); err != nil {
+		if err := createFile(filepath.Join(w.tmp, MergeReportFile), func(f io.Writer) error {
+			_, err := io.WriteString(f, c.MergeReport)
+			return err
+		}); err != nil {
 			return fmt.Errorf("commit bundle: %w", err)
 		}
 	}
@@ -284,15 +287,27 @@ func writeJSON(path string, v any) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	return createFile(path, func(f io.Writer) error {
+		_, err := f.Write(append(b, '\n'))
+		return err
+	})
+}
+
+// createFile creates path (it must not exist), writes it through write,
+// fsyncs and closes it; an error names the path.
+func createFile(path string, write func(io.Writer) error) error {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	_, err = f.Write(append(b, '\n'))
+	err = write(f)
 	if err == nil {
 		err = f.Sync()
 	}
-	return errors.Join(err, f.Close())
+	if err = errors.Join(err, f.Close()); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
 }
 
 func syncDir(dir string) error {

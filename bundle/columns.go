@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 
@@ -41,35 +40,22 @@ func schemaOf[T any](cols []column[T]) *arrow.Schema {
 }
 
 // writeParquet writes rows to path as zstd-compressed Parquet and fsyncs it.
-func writeParquet[T any](path string, cols []column[T], rows []T) (err error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if cerr := f.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("write %s: %w", path, cerr)
+func writeParquet[T any](path string, cols []column[T], rows []T) error {
+	return createFile(path, func(f io.Writer) error {
+		schema := schemaOf(cols)
+		props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd),
+			parquet.WithMaxRowGroupLength(rowGroupRows), parquet.WithCreatedBy("kgforge"))
+		// The Parquet writer closes a sink that is an io.Closer; hide Close
+		// so the file can be synced first.
+		w, err := pqarrow.NewFileWriter(schema, struct{ io.Writer }{f}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+		if err != nil {
+			return err
 		}
-	}()
-	schema := schemaOf(cols)
-	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd),
-		parquet.WithMaxRowGroupLength(rowGroupRows), parquet.WithCreatedBy("kgforge"))
-	// The Parquet writer closes a sink that is an io.Closer; hide Close so
-	// the file can be synced first.
-	w, err := pqarrow.NewFileWriter(schema, struct{ io.Writer }{f}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := recordBatches(schema, cols, rows, w.Write); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := w.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+		if err := recordBatches(schema, cols, rows, w.Write); err != nil {
+			return err
+		}
+		return w.Close()
+	})
 }
 
 // recordBatches builds rows into record batches of rowGroupRows rows (one

@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"io"
 	"io/fs"
 	"maps"
-	"os"
 	"regexp"
 	"slices"
 	"sort"
@@ -175,40 +175,27 @@ func checkManifestVectors(m Manifest) error {
 
 // writeVectors writes one vector set to path as an uncompressed Arrow IPC
 // file, in record batches of rowGroupRows rows, and fsyncs it.
-func writeVectors(path string, v VectorSet) (err error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if cerr := f.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("write %s: %w", path, cerr)
-		}
-	}()
-	schema := vectorSchema(v.Model, v.Dim)
-	bw := bufio.NewWriterSize(f, 1<<20)
-	w, err := ipc.NewFileWriter(bw, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	for lo := 0; lo < len(v.IDs); lo += rowGroupRows {
-		rec := vectorBatch(schema, v, lo, min(lo+rowGroupRows, len(v.IDs)))
-		err := w.Write(rec)
-		rec.Release()
+func writeVectors(path string, v VectorSet) error {
+	return createFile(path, func(f io.Writer) error {
+		schema := vectorSchema(v.Model, v.Dim)
+		bw := bufio.NewWriterSize(f, 1<<20)
+		w, err := ipc.NewFileWriter(bw, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
 		if err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
+			return err
 		}
-	}
-	if err := w.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+		for lo := 0; lo < len(v.IDs); lo += rowGroupRows {
+			rec := vectorBatch(schema, v, lo, min(lo+rowGroupRows, len(v.IDs)))
+			err := w.Write(rec)
+			rec.Release()
+			if err != nil {
+				return err
+			}
+		}
+		if err := w.Close(); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
 }
 
 // vectorBatch returns rows [lo, hi) of v as a record batch whose vector
