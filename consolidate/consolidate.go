@@ -107,13 +107,12 @@ func Build(ctx context.Context, in Input) (Output, error) {
 		return out, err
 	}
 	var judged map[[2]string]bool
+	var asked, failed int
 	if in.Judge != nil {
-		var asked, failed int
 		judged, asked, failed, err = judgeUncertain(ctx, in.Judge, surfaces, res.result.Uncertain, cmp.Or(in.MaxJudged, 200))
 		if err != nil {
 			return out, err
 		}
-		out.Resolution.Judged, out.Resolution.JudgeFailed = asked, failed
 		if len(judged) > 0 {
 			again := cfg
 			again.Overrides.MustLink = slices.Clone(cfg.Overrides.MustLink)
@@ -131,11 +130,10 @@ func Build(ctx context.Context, in Input) (Output, error) {
 	high, low := cmp.Or(cfg.High, resolve.DefaultHigh), cmp.Or(cfg.Low, resolve.DefaultLow)
 	nodes, merges, links := entityNodes(surfaces, res, high, low, judged)
 	g.Merges, g.MergeLinks = merges, appendCannotLinks(links, in.Overrides, surfaces, res)
-	judgedN, failedN := out.Resolution.Judged, out.Resolution.JudgeFailed
 	out.Resolution = Resolution{
 		Stats: res.result.Stats, UnmatchedOverrides: res.result.UnmatchedOverrides,
 		Embedded: len(res.vectors), Splits: len(res.result.Splits),
-		Judged: judgedN, JudgeFailed: failedN, JudgeMerged: len(judged),
+		Judged: asked, JudgeFailed: failed, JudgeMerged: len(judged),
 	}
 	byID := map[string]*kg.Node{}
 	for i := range nodes {
