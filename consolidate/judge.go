@@ -2,12 +2,11 @@ package consolidate
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
 
+	"kgforge/kg"
 	"kgforge/llm"
 	"kgforge/prompts"
 )
@@ -61,8 +60,7 @@ func (j *LLMJudge) Same(ctx context.Context, a, b JudgeInput) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	sum := sha256.Sum256([]byte("judge\x00" + j.Digest + "\x00" + j.prompt.Version + "\x00" + sys + "\x00" + user))
-	key := hex.EncodeToString(sum[:])
+	key := kg.ID("judge", j.Digest, j.prompt.Version, sys, user)
 	if j.Cache != nil {
 		if raw, ok := j.Cache.Get(key); ok {
 			if same, err := parseJudgement(string(raw)); err == nil {
