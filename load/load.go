@@ -269,9 +269,9 @@ func (l *Loader) streamNodes(ctx context.Context, b *bundle.Bundle, build string
 	return nil
 }
 
-// loadRels writes relationships grouped by type, serially, so two batches
-// never lock the same nodes at once (no deadlocks). A relationship whose end
-// is not a node of the build is an error, not a silent skip.
+// loadRels writes relationships grouped by type, Config.Workers batches at
+// once (see parallel for deadlocks). A relationship whose end is not a node
+// of the build is an error, not a silent skip.
 func (l *Loader) loadRels(ctx context.Context, b *bundle.Bundle, build string) (count int, _ error) {
 	err := l.parallel(ctx, func(send func(job) error) error { return l.streamRels(ctx, b, build, &count, send) })
 	return count, err
@@ -354,7 +354,7 @@ func (l *Loader) parallel(ctx context.Context, produce func(send func(job) error
 	for range l.cfg.Workers {
 		g.Go(func() error {
 			for j := range jobs {
-				n, err := l.writeRetry(gctx, j.q, cmp.Or(j.again, j.q), j.params)
+				n, err := l.writeRetry(gctx, j.q, j.again, j.params)
 				if err != nil {
 					return fmt.Errorf("%s: %w", j.what, err)
 				}
