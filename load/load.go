@@ -442,6 +442,18 @@ func (l *Loader) removeStale(ctx context.Context, graph, build string) (int64, e
 	return total, nil
 }
 
+// Drop removes every build of graph (its nodes with their relationships,
+// in batches of the batch size, then its build records) and returns the
+// number of nodes removed; other graphs are left alone. It is how a test,
+// or a user retiring a pipeline, takes a graph out of a shared database.
+func (l *Loader) Drop(ctx context.Context, graph string) (int64, error) {
+	n, err := l.removeStale(ctx, graph, "") // no build is kept: every build of the graph is stale
+	if err != nil {
+		return n, fmt.Errorf("drop neo4j graph %s: %w", graph, err)
+	}
+	return n, nil
+}
+
 // write runs one statement in a managed write transaction, which the driver
 // retries on transient errors and lost connections; every statement kgforge
 // sends is idempotent, so a retry after a commit whose answer was lost is
