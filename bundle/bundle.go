@@ -38,6 +38,10 @@ var (
 	ErrVersion  = errors.New("unsupported bundle format version")
 	ErrChecksum = errors.New("bundle file checksum mismatch")
 	ErrEscape   = errors.New("path escapes the bundle")
+	// ErrUnlisted means a bundle directory holds an entry (a file, a
+	// directory, a link) its manifest does not list; such errors also
+	// match ErrInvalid.
+	ErrUnlisted = errors.New("not listed in the manifest")
 )
 
 // Manifest describes a bundle: what built it, from what, and a checksum of
@@ -164,6 +168,33 @@ func (w *Writer) commit(c Contents, m *Manifest) error {
 	if err := checkVectorSets(c.Vectors); err != nil {
 		return fmt.Errorf("commit bundle %s: %w", w.buildID, err)
 	}
+	if err := w.closeData(); err != nil {
+		return err
+	}
+	m.Format, m.Version, m.BuildID = Format, Version, w.buildID
+	written, err := w.writeFiles(c, m)
+	if err != nil {
+		return fmt.Errorf("commit bundle: %w", err)
+	}
+	m.Sources = make([]ManifestSource, len(c.Sources))
+	for i, s := range c.Sources {
+		m.Sources[i] = ManifestSource{ID: s.ID, URI: s.URI, Kind: string(s.Kind), SHA256: s.SHA256, Bytes: s.Bytes}
+	}
+	if err := w.checksumFiles(written, m); err != nil {
+		return fmt.Errorf("commit bundle: %w", err)
+	}
+	if err := writeJSON(filepath.Join(w.tmp, ManifestFile), m); err != nil {
+		return fmt.Errorf("commit bundle: %w", err)
+	}
+	if err := syncDir(w.tmp); err != nil {
+		return fmt.Errorf("commit bundle: %w", err)
+	}
+	return w.publish()
+}
+
+// closeData checkpoints the data file, so that no write-ahead log is left
+// beside it, and closes it; a bundle never written to gets an empty one.
+func (w *Writer) closeData() error {
 	if w.data == nil {
 		if _, err := w.Data(context.Background(), duck.Settings{}); err != nil {
 			return err
@@ -176,6 +207,13 @@ func (w *Writer) commit(c Contents, m *Manifest) error {
 		return fmt.Errorf("commit bundle: close data file: %w", err)
 	}
 	w.data = nil
+	return nil
+}
+
+// writeFiles writes every file of the bundle but the data file and the
+// manifest, fills m's counts and vectors, and returns the names of the
+// files the bundle holds, the data file included.
+func (w *Writer) writeFiles(c Contents, m *Manifest) ([]string, error) {
 	writes := []struct {
 		name string
 		fn   func(string) error
@@ -190,13 +228,13 @@ func (w *Writer) commit(c Contents, m *Manifest) error {
 		{LinksFile, func(p string) error { return writeParquet(p, linkColumns, c.Graph.MergeLinks) }, len(c.Graph.MergeLinks)},
 		{TablesFile, func(p string) error { return writeJSON(p, nonNilTables(c.Tables)) }, len(c.Tables)},
 	}
-	m.Format, m.Version, m.BuildID = Format, Version, w.buildID
+	written := []string{DataFile}
 	m.Counts = map[string]int64{}
-	m.Files = map[string]FileInfo{}
 	for _, wr := range writes {
 		if err := wr.fn(filepath.Join(w.tmp, wr.name)); err != nil {
-			return fmt.Errorf("commit bundle: %w", err)
+			return nil, err
 		}
+		written = append(written, wr.name)
 		m.Counts[strings.TrimSuffix(strings.TrimSuffix(wr.name, ".parquet"), ".json")] = int64(wr.rows)
 	}
 	for _, t := range c.Tables {
@@ -207,41 +245,54 @@ func (w *Writer) commit(c Contents, m *Manifest) error {
 			_, err := io.WriteString(f, c.MergeReport)
 			return err
 		}); err != nil {
-			return fmt.Errorf("commit bundle: %w", err)
+			return nil, err
 		}
+		written = append(written, MergeReportFile)
 	}
 	m.Vectors = map[string]VectorInfo{}
 	for _, v := range c.Vectors {
 		if err := writeVectors(filepath.Join(w.tmp, VectorsFile(v.Name)), v); err != nil {
-			return fmt.Errorf("commit bundle: %w", err)
+			return nil, err
 		}
+		written = append(written, VectorsFile(v.Name))
 		m.Counts["vectors:"+v.Name] = int64(len(v.IDs))
 		m.Vectors[v.Name] = VectorInfo{Model: v.Model, Dim: v.Dim, Rows: int64(len(v.IDs))}
 	}
-	m.Sources = make([]ManifestSource, len(c.Sources))
-	for i, s := range c.Sources {
-		m.Sources[i] = ManifestSource{ID: s.ID, URI: s.URI, Kind: string(s.Kind), SHA256: s.SHA256, Bytes: s.Bytes}
-	}
+	return written, nil
+}
+
+// checksumFiles records the size and SHA-256 of each written file in m,
+// after checking that the temporary directory holds nothing else: the
+// manifest lists only what the writer wrote, so a file left by anything
+// else (a data.duckdb.wal the checkpoint did not fold in) fails the build
+// instead of becoming part of the bundle.
+func (w *Writer) checksumFiles(written []string, m *Manifest) error {
 	entries, err := os.ReadDir(w.tmp)
 	if err != nil {
-		return fmt.Errorf("commit bundle: %w", err)
+		return err
 	}
 	for _, e := range entries {
+		if !slices.Contains(written, e.Name()) {
+			return fmt.Errorf("%s (%s) in %s: the bundle writer did not write it", e.Name(), entryKind(e.Type()), w.tmp)
+		}
 		if !e.Type().IsRegular() {
-			return fmt.Errorf("commit bundle: unexpected entry %s", e.Name())
+			return fmt.Errorf("%s in %s is %s, not a regular file", e.Name(), w.tmp, entryKind(e.Type()))
 		}
-		fi, err := checksum(filepath.Join(w.tmp, e.Name()))
+	}
+	m.Files = map[string]FileInfo{}
+	for _, name := range written {
+		fi, err := checksum(filepath.Join(w.tmp, name))
 		if err != nil {
-			return fmt.Errorf("commit bundle: %w", err)
+			return err
 		}
-		m.Files[e.Name()] = fi
+		m.Files[name] = fi
 	}
-	if err := writeJSON(filepath.Join(w.tmp, ManifestFile), m); err != nil {
-		return fmt.Errorf("commit bundle: %w", err)
-	}
-	if err := syncDir(w.tmp); err != nil {
-		return fmt.Errorf("commit bundle: %w", err)
-	}
+	return nil
+}
+
+// publish renames the temporary directory into place and points the latest
+// link at it.
+func (w *Writer) publish() error {
 	final := filepath.Join(w.outDir, w.buildID)
 	if err := os.Rename(w.tmp, final); err != nil {
 		return fmt.Errorf("commit bundle: publish %s: %w", final, err)
@@ -405,6 +456,9 @@ func (b *Bundle) verify() error {
 	if err := checkManifestVectors(m); err != nil {
 		return err
 	}
+	if err := b.checkEntries(); err != nil {
+		return err
+	}
 	names := make([]string, 0, len(m.Files))
 	for name := range m.Files {
 		names = append(names, name)
@@ -432,6 +486,53 @@ func (b *Bundle) verify() error {
 		}
 	}
 	return nil
+}
+
+// checkEntries refuses any entry of the bundle directory but manifest.json
+// and the files the manifest lists, and any of those that is not a regular
+// file: an unlisted file could change what a reader sees although every
+// listed checksum holds (a data.duckdb.wal beside data.duckdb is replayed
+// by DuckDB), and a link could point anywhere.
+func (b *Bundle) checkEntries() error {
+	d, err := b.root.Open(".")
+	if err != nil {
+		return fmt.Errorf("%w: list the bundle directory: %w", ErrInvalid, err)
+	}
+	entries, err := d.ReadDir(-1)
+	if err = errors.Join(err, d.Close()); err != nil {
+		return fmt.Errorf("%w: list the bundle directory: %w", ErrInvalid, err)
+	}
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	for _, e := range entries {
+		name := e.Name()
+		if _, listed := b.Manifest.Files[name]; !listed && name != ManifestFile {
+			return fmt.Errorf("%w: %s (%s) is %w; a bundle holds only %s and the files it lists: remove it, or rebuild the bundle",
+				ErrInvalid, name, entryKind(e.Type()), ErrUnlisted, ManifestFile)
+		}
+		if !e.Type().IsRegular() {
+			return fmt.Errorf("%w: %s is %s, not a regular file", ErrInvalid, name, entryKind(e.Type()))
+		}
+	}
+	return nil
+}
+
+// entryKind names the kind of a directory entry for an error message.
+func entryKind(t fs.FileMode) string {
+	switch {
+	case t.IsRegular():
+		return "a file"
+	case t.IsDir():
+		return "a directory"
+	case t&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case t&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case t&fs.ModeSocket != 0:
+		return "a socket"
+	case t&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "an entry of mode " + t.String()
 }
 
 // Close releases the bundle and removes the directory an archive was
