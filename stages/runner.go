@@ -138,7 +138,10 @@ func NewBuildID(now time.Time) string {
 }
 
 // Run runs the pipeline once. A non-nil error is fatal and leaves no new
-// bundle behind; item-level rejections end in StatusPartial instead.
+// bundle behind; item-level rejections end in StatusPartial instead. Run
+// holds the output directory's lock (LockFile) from start to end: while
+// it runs, another Run into the same directory, in this process or any
+// other, fails at once with a *BusyError.
 func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, err error) {
 	log := rn.Log
 	if log == nil {
@@ -150,6 +153,20 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 	}
 	rep := &Report{BuildID: NewBuildID(now()), Pipeline: p.Name, Started: now(), Stages: map[string]StageReport{}, Rejected: []Reject{}}
 	log.Info("build started", "pipeline", p.Name, "build_id", rep.BuildID)
+	outDir := rn.OutDir
+	if outDir == "" {
+		outDir = p.Resolve(p.Output)
+	}
+	lock, err := lockOutput(outDir, newHolder(rep.BuildID, rep.Started))
+	if err != nil {
+		return rep, err
+	}
+	defer func() { err = errors.Join(err, lock.release()) }()
+	if h := lock.Stale; h != nil {
+		log.Warn("took over the lock of a build that stopped without releasing it", "out", outDir,
+			"holder_build_id", h.BuildID, "holder_host", h.Host, "holder_pid", h.PID, "holder_started", h.Started)
+		rep.warn("build", outDir, fmt.Sprintf("took over the lock left by %s, which stopped without releasing it", h))
+	}
 
 	models := []string{p.LLM.ChatModel}
 	if p.Resolution.EmbeddingsOn() {
@@ -204,10 +221,6 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 	found = dedupe(found)
 	limits := ingestLimits(p.Limits)
 
-	outDir := rn.OutDir
-	if outDir == "" {
-		outDir = p.Resolve(p.Output)
-	}
 	w, err := bundle.Create(outDir, rep.BuildID)
 	if err != nil {
 		return rep, err
