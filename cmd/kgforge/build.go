@@ -50,6 +50,9 @@ func buildCmd(g *globals) *cobra.Command {
 			case pipelines.Neo4jNever:
 			}
 			rep, err := rn.Run(cmd.Context(), p)
+			if errors.Is(err, stages.ErrOutputBusy) {
+				return &exitError{code: exitBusy, err: err}
+			}
 			if err != nil {
 				return err
 			}

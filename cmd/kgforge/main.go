@@ -22,6 +22,7 @@ const (
 	exitFailed  = 1
 	exitUsage   = 2
 	exitPartial = 3
+	exitBusy    = 4 // another build holds the output directory's lock; nothing was done
 )
 
 // exitError carries an exit code through cobra.
