@@ -49,6 +49,29 @@
 // warning that names the sheet and the row ("sheet Orders row 17: 2 cells
 // beyond the header dropped"; after 20 such rows a sheet sums up the rest).
 //
+// Totals. A row that totals the rows above it is not data: loaded, it would
+// count every value twice in a sum. It is left out of the table with a
+// warning that names the sheet, the row and why ("sheet Scrap row 7: row of
+// totals left out of the table (label "total", E7 =SUM(E3:E6))"; after 20
+// a sheet sums up the rest). A row is a total when either
+//   - one of its cells in the table's columns holds a formula that is SUM or
+//     SUBTOTAL (any function number) of cells and ranges of its own column
+//     above it and nothing else: SUM(E3:E6), SUBTOTAL(9,E2:E5), SUM(E7,E12).
+//     Formulas are read from the worksheet part, which is decoded a second
+//     time for this only when it holds the text SUM( or SUBTOTAL(; or
+//   - its first value in the table's columns is a label of at most three
+//     words of which one is a total word, and every other value is a number
+//     (at least one) or an error value. The total words (totalWords) are
+//     English total, totals, subtotal, subtotals, sum; German gesamt,
+//     insgesamt, summe, gesamtsumme, zwischensumme, endsumme; French somme;
+//     Italian totale, totali, subtotale; Spanish suma; Portuguese soma;
+//     Dutch totaal, subtotaal, eindtotaal. Words are split at every
+//     character that is neither a letter nor a digit, so "Sub-total:",
+//     "Sous-total", "Grand Total (EUR)" and "Porto Total" are labels.
+//
+// A data row that holds the word elsewhere (a defect "total loss" beside a
+// batch id) has other text, so it stays.
+//
 // Failures. A file that is not a workbook, is encrypted (encrypted workbooks
 // are not zip containers), is corrupt (a worksheet part that fails its CRC
 // included) or that excelize cannot read is rejected: the error wraps

@@ -198,12 +198,18 @@ func loadSheet(ctx context.Context, db *sql.DB, f *excelize.File, part *zip.File
 	if len(head) == 0 {
 		return ld, false, nil
 	}
-	var merges []cellRange
+	var (
+		merges []cellRange
+		sums   []sumCell
+	)
 	if part != nil {
 		touches := func(m cellRange) bool {
 			return slices.ContainsFunc(head, func(r row) bool { return m.top <= r.num && r.num <= m.bottom })
 		}
 		if merges, err = scanMerges(part, touches); err != nil {
+			return ld, false, reject(fmt.Errorf("worksheet part %s: %w", part.Name, err))
+		}
+		if sums, err = scanSums(part); err != nil {
 			return ld, false, reject(fmt.Errorf("worksheet part %s: %w", part.Name, err))
 		}
 	}
@@ -223,8 +229,17 @@ func loadSheet(ctx context.Context, db *sql.DB, f *excelize.File, part *zip.File
 		ragged   int // rows with cells outside the header
 		errCells int
 		errKinds []string
+		totals   = totalRows{sums: sums, left: h.left, width: len(cols)}
+		skipped  int // rows of totals left out
 	)
 	emit := func(r row, yield func([]driver.Value) error) error {
+		if why := totals.why(r); why != "" {
+			skipped++
+			if skipped <= maxRowWarnings {
+				ld.Warnings = append(ld.Warnings, fmt.Sprintf("sheet %s row %d: row of totals left out of the table (%s)", sheet, r.num, why))
+			}
+			return nil
+		}
 		clear(vals)
 		var before, beyond int
 		filled := false
@@ -288,6 +303,9 @@ func loadSheet(ctx context.Context, db *sql.DB, f *excelize.File, part *zip.File
 	}
 	if ragged > maxRowWarnings {
 		ld.Warnings = append(ld.Warnings, fmt.Sprintf("sheet %s: cells outside the header dropped in %d more rows", sheet, ragged-maxRowWarnings))
+	}
+	if skipped > maxRowWarnings {
+		ld.Warnings = append(ld.Warnings, fmt.Sprintf("sheet %s: %d more rows of totals left out of the table", sheet, skipped-maxRowWarnings))
 	}
 	if errCells > 0 {
 		ld.Warnings = append(ld.Warnings, fmt.Sprintf("sheet %s: %d cells with formula errors (%s) loaded as NULL", sheet, errCells, strings.Join(errKinds, ", ")))
