@@ -168,14 +168,6 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 		rep.warn("build", outDir, fmt.Sprintf("took over the lock left by %s, which stopped without releasing it", h))
 	}
 
-	models := []string{p.LLM.ChatModel}
-	if p.Resolution.EmbeddingsOn() {
-		models = append(models, p.LLM.EmbedModel)
-	}
-	digests, err := rn.LLM.ModelDigests(ctx, models...)
-	if err != nil {
-		return rep, err
-	}
 	var overrides *consolidate.Overrides
 	if p.Resolution.Overrides != "" {
 		// Read before anything runs: a broken overrides file fails at start.
@@ -187,14 +179,23 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 	if err != nil {
 		return rep, err
 	}
-	ex, err := extract.New(rn.LLM, cache, extract.Options{
-		Model: p.LLM.ChatModel, ModelDigest: digests[p.LLM.ChatModel], MaxCtx: p.LLM.MaxContext, NumPredict: p.LLM.MaxOutput,
+	// The server is asked for a model only when the build first needs it
+	// (models.go); the options are checked now, so that a bad prompt or
+	// schema fails at start.
+	digests := &modelDigests{client: rn.LLM, want: []string{p.LLM.ChatModel}}
+	if p.Resolution.EmbeddingsOn() {
+		digests.want = append(digests.want, p.LLM.EmbedModel)
+	}
+	exOpts := extract.Options{
+		Model: p.LLM.ChatModel, MaxCtx: p.LLM.MaxContext, NumPredict: p.LLM.MaxOutput,
 		Prompt: p.Extract.Prompt, Schema: extractSchema(p.Extract.Schema),
 		Evidence: extract.EvidenceMode(p.Extract.Evidence), Gleanings: p.Extract.Gleanings,
-	})
+	}
+	checked, err := extract.New(rn.LLM, cache, exOpts)
 	if err != nil {
 		return rep, err
 	}
+	ex := &lazyExtractor{client: rn.LLM, cache: cache, opts: exOpts, digests: digests}
 	rootDir := p.Resolve(p.Root)
 	root, err := os.OpenRoot(rootDir)
 	if err != nil {
@@ -360,22 +361,19 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 		},
 		Overrides: overrides, FixedPredicates: p.Extract.Schema != nil,
 	}
+	// Only entities are embedded and judged: without any, neither model
+	// is asked for.
+	hasEntities := len(triplets) > 0 || len(entities) > 0
 	var embedder *consolidate.ModelEmbedder
-	if p.Resolution.EmbeddingsOn() {
-		vcache, err := OpenDiskCache(filepath.Join(rn.CacheDir, "embed"))
-		if err != nil {
+	if p.Resolution.EmbeddingsOn() && hasEntities {
+		if embedder, err = rn.embedder(ctx, p, digests); err != nil {
 			return rep, err
 		}
-		embedder = &consolidate.ModelEmbedder{Send: rn.LLM.Embed, Model: p.LLM.EmbedModel, Digest: digests[p.LLM.EmbedModel], Cache: vcache}
 		in.Embedder = embedder
 	}
 	var judge *consolidate.LLMJudge
-	if p.Resolution.LLMJudge {
-		jcache, err := OpenDiskCache(filepath.Join(rn.CacheDir, "judge"))
-		if err != nil {
-			return rep, err
-		}
-		if judge, err = consolidate.NewLLMJudge(rn.LLM.Chat, p.LLM.ChatModel, digests[p.LLM.ChatModel], jcache); err != nil {
+	if p.Resolution.LLMJudge && hasEntities {
+		if judge, err = rn.judge(ctx, p, digests); err != nil {
 			return rep, err
 		}
 		in.Judge, in.MaxJudged = judge, p.Resolution.MaxJudged
@@ -398,8 +396,9 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 	start = time.Now()
 	m := bundle.Manifest{
 		Created: now().UTC(), Pipeline: p.Name, PipelineSHA256: p.SHA256,
-		Models:  map[string]bundle.Model{"chat": {Name: p.LLM.ChatModel, Digest: digests[p.LLM.ChatModel]}},
-		Prompts: map[string]string{p.Extract.Prompt: ex.PromptVersion()},
+		// The chat model's digest is empty when the build asked it nothing.
+		Models:  map[string]bundle.Model{"chat": {Name: p.LLM.ChatModel, Digest: digests.known(p.LLM.ChatModel)}},
+		Prompts: map[string]string{p.Extract.Prompt: checked.PromptVersion()},
 	}
 	if judge != nil {
 		m.Prompts["judge.tmpl"] = judge.PromptVersion()
@@ -409,7 +408,7 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 		MergeReport: consolidate.MergeReport(graph, cons.Resolution),
 	}
 	if embedder != nil {
-		m.Models["embed"] = bundle.Model{Name: p.LLM.EmbedModel, Digest: digests[p.LLM.EmbedModel]}
+		m.Models["embed"] = bundle.Model{Name: p.LLM.EmbedModel, Digest: embedder.Digest}
 		if len(cons.EntityIDs) > 0 {
 			vs := bundle.VectorSet{Name: "entities", Model: p.LLM.EmbedModel, Dim: len(cons.EntityVectors[0]), IDs: cons.EntityIDs}
 			for _, v := range cons.EntityVectors {
@@ -452,6 +451,34 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 	rep.Finished = now()
 	log.Info("build finished", "status", rep.Status, "build_id", rep.BuildID, "rejected", len(rep.Rejected))
 	return rep, writeReport(outDir, rep)
+}
+
+// embedder returns the entity embedder, asking the server for the
+// embedding model's digest.
+func (rn *Runner) embedder(ctx context.Context, p *pipelines.Pipeline, digests *modelDigests) (*consolidate.ModelEmbedder, error) {
+	d, err := digests.get(ctx, p.LLM.EmbedModel)
+	if err != nil {
+		return nil, fmt.Errorf("resolve entities: embedding model %s: %w", p.LLM.EmbedModel, err)
+	}
+	vcache, err := OpenDiskCache(filepath.Join(rn.CacheDir, "embed"))
+	if err != nil {
+		return nil, err
+	}
+	return &consolidate.ModelEmbedder{Send: rn.LLM.Embed, Model: p.LLM.EmbedModel, Digest: d, Cache: vcache}, nil
+}
+
+// judge returns the LLM judge of uncertain pairs, asking the server for
+// the chat model's digest (known already when extraction asked for it).
+func (rn *Runner) judge(ctx context.Context, p *pipelines.Pipeline, digests *modelDigests) (*consolidate.LLMJudge, error) {
+	d, err := digests.get(ctx, p.LLM.ChatModel)
+	if err != nil {
+		return nil, fmt.Errorf("resolve entities: judge model %s: %w", p.LLM.ChatModel, err)
+	}
+	jcache, err := OpenDiskCache(filepath.Join(rn.CacheDir, "judge"))
+	if err != nil {
+		return nil, err
+	}
+	return consolidate.NewLLMJudge(rn.LLM.Chat, p.LLM.ChatModel, d, jcache)
 }
 
 // extractSchema converts the pipeline's extraction schema; nil is the zero
