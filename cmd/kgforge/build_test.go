@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"testing"
 
+	"kgforge/bundle"
 	"kgforge/stages"
 )
 
@@ -51,5 +52,25 @@ func TestBuild_BusyOutputExitsWithItsOwnCode(t *testing.T) {
 	}
 	if len(entries) != 1 {
 		t.Errorf("the busy build wrote into the output: %v", entries)
+	}
+}
+
+// TestBuild_TablesOnlyNeedsNoOllama runs kgforge build on a pipeline of
+// tables with OLLAMA_HOST pointing at a closed port: it exits 0 with a
+// bundle.
+func TestBuild_TablesOnlyNeedsNoOllama(t *testing.T) {
+	t.Setenv("OLLAMA_HOST", "127.0.0.1:1")
+	t.Setenv("KGFORGE_CACHE_DIR", t.TempDir())
+	out := t.TempDir()
+	if code := run(context.Background(), []string{"build", "--pipeline", tablesPipeline(t), "--out", out}); code != exitOK {
+		t.Fatalf("exit code %d, want %d", code, exitOK)
+	}
+	b, err := bundle.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = b.Close() }()
+	if b.Manifest.Counts["rows:parts"] != 2 {
+		t.Errorf("bundle counts %v; want table parts with 2 rows", b.Manifest.Counts)
 	}
 }
