@@ -75,7 +75,7 @@ func TestAgent_RunsToolsUntilAnswer(t *testing.T) {
 		{ToolLs, "suppliers"},
 		{ToolCat, "Kestrel Alloys"},
 		{ToolQuery, "Kestrel Alloys"},
-		{ToolQuery, "only one read-only statement"},
+		{ToolQuery, "DROP statement refused"},
 		{"invalid", "reply with one JSON object"},
 	}
 	for i, c := range checks {

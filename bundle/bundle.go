@@ -619,16 +619,23 @@ func (b *Bundle) Tables() ([]kg.Table, error) {
 	return t, nil
 }
 
-// Sandbox opens a read-only SQL view of the bundle: the data tables, and the
-// views nodes, edges, chunks, sources, triplets and merges over its Parquet
-// files. Nothing outside the bundle can be read through it.
+// Sandbox opens a read-only SQL view of the bundle with the default limits
+// (see SandboxWithLimits).
 func (b *Bundle) Sandbox(ctx context.Context) (*duck.Sandbox, error) {
-	views := map[string]string{}
+	return b.SandboxWithLimits(ctx, duck.SandboxLimits{})
+}
+
+// SandboxWithLimits opens a read-only SQL view of the bundle: the data
+// tables, and the tables nodes, edges, chunks, sources, triplets and merges
+// loaded from its Parquet files. No statement run through it can read or
+// write a file, of the bundle or any other; lim bounds every query.
+func (b *Bundle) SandboxWithLimits(ctx context.Context, lim duck.SandboxLimits) (*duck.Sandbox, error) {
+	tables := map[string]string{}
 	for _, f := range []string{NodesFile, EdgesFile, ChunksFile, SourcesFile, TripletsFile, MergesFile, LinksFile} {
 		if _, ok := b.Manifest.Files[f]; !ok {
 			continue // a file newer than the bundle
 		}
-		views[strings.TrimSuffix(f, ".parquet")] = f
+		tables[strings.TrimSuffix(f, ".parquet")] = f
 	}
-	return duck.OpenSandbox(ctx, b.Dir, DataFile, views)
+	return duck.OpenSandbox(ctx, b.Dir, DataFile, tables, lim)
 }

@@ -62,7 +62,7 @@ func TestSandbox_ReadsBundleAndRefusesEverythingElse(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	sb, err := OpenSandbox(ctx, dir, "data.duckdb", map[string]string{"nodes": "nodes.parquet"})
+	sb, err := OpenSandbox(ctx, dir, "data.duckdb", map[string]string{"nodes": "nodes.parquet"}, SandboxLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
