@@ -1,10 +1,16 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"os"
+	"slices"
+	"strings"
+	"time"
 
 	"kgforge/llm"
 	"kgforge/pipelines"
@@ -63,7 +69,7 @@ func buildCmd(g *globals) *cobra.Command {
 					return err
 				}
 			} else {
-				printSummary(rep)
+				printSummary(os.Stdout, rep)
 			}
 			if rep.Status == stages.StatusPartial {
 				return &exitError{code: exitPartial, err: fmt.Errorf("build %s is partial: %d items rejected (see the run report)", rep.BuildID, len(rep.Rejected))}
@@ -77,23 +83,98 @@ func buildCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
-func printSummary(r *stages.Report) {
-	fmt.Printf("build %s: %s\n", r.BuildID, r.Status)
-	fmt.Printf("  bundle:    %s\n", r.Bundle)
-	fmt.Printf("  sources:   %d (%d tables), %d chunks\n", r.Sources, r.Tables, r.Chunks)
-	fmt.Printf("  llm:       %d calls, %d prompt + %d completion tokens, %.1f tokens/s, %d cache hits\n",
+// printSummary writes the build's summary for a person.
+func printSummary(w io.Writer, r *stages.Report) {
+	fmt.Fprintf(w, "build %s: %s\n", r.BuildID, r.Status)
+	fmt.Fprintf(w, "  bundle:    %s\n", r.Bundle)
+	fmt.Fprintf(w, "  stages:    %s\n", stageSummary(r.Stages))
+	fmt.Fprintf(w, "  sources:   %d (%d tables), %d chunks\n", r.Sources, r.Tables, r.Chunks)
+	fmt.Fprintf(w, "  llm:       %d calls, %d prompt + %d completion tokens, %.1f tokens/s, %d cache hits\n",
 		r.LLM.Calls, r.LLM.PromptTokens, r.LLM.CompletionTokens, r.TokensPS, r.Extract.CacheHits)
 	if r.Extract.Skipped > 0 {
-		fmt.Printf("             %d chunks had no sentence to ask about (headings only)\n", r.Extract.Skipped)
+		fmt.Fprintf(w, "             %d chunks had no sentence to ask about (headings only)\n", r.Extract.Skipped)
 	}
-	fmt.Printf("  triplets:  %d kept, dropped %v\n", r.Triplets, r.Extract.Dropped)
-	fmt.Printf("  graph:     %d nodes, %d edges, %d merges\n", r.Nodes, r.Edges, r.Merges)
+	fmt.Fprintf(w, "  triplets:  %d kept, dropped %s\n", r.Triplets, countSummary(r.Extract.Dropped))
+	fmt.Fprintf(w, "  graph:     %d nodes, %d edges, %d merges\n", r.Nodes, r.Edges, r.Merges)
 	if r.Neo4j != nil {
-		fmt.Printf("  neo4j:     %d nodes, %d relationships loaded, %d stale removed\n", r.Neo4j.Nodes, r.Neo4j.Relationships, r.Neo4j.StaleRemoved)
+		fmt.Fprintf(w, "  neo4j:     %d nodes, %d relationships loaded, %d stale removed\n", r.Neo4j.Nodes, r.Neo4j.Relationships, r.Neo4j.StaleRemoved)
 	} else {
-		fmt.Printf("  neo4j:     not loaded (set NEO4J_URI)\n")
+		fmt.Fprintf(w, "  neo4j:     not loaded (set NEO4J_URI)\n")
 	}
 	for _, rj := range r.Rejected {
-		fmt.Printf("  rejected:  %s %s: %s\n", rj.Stage, rj.Item, rj.Reason)
+		fmt.Fprintf(w, "  rejected:  %s %s: %s\n", rj.Stage, rj.Item, rj.Reason)
 	}
+}
+
+// stageOrder is the order the stages run in, and what each one counts (one,
+// many).
+var stageOrder = []struct{ name, one, many string }{
+	{"ingest", "source", "sources"},
+	{"extract", "chunk", "chunks"},
+	{"consolidate", "node", "nodes"},
+	{"bundle", "node or edge", "nodes and edges"},
+	{"neo4j", "node or relationship", "nodes and relationships"},
+}
+
+// stageSummary renders what each stage took, in the order they run:
+// "ingest 1.2s (12 sources), extract 4m3s (40 chunks), …". A stage this
+// list does not know comes last, by name.
+func stageSummary(st map[string]stages.StageReport) string {
+	stage := func(name string, r stages.StageReport, one, many string) string {
+		unit := many
+		if r.Items == 1 {
+			unit = one
+		}
+		return fmt.Sprintf("%s %s (%d %s)", name, roundDuration(r.Duration), r.Items, unit)
+	}
+	var parts []string
+	known := map[string]bool{}
+	for _, s := range stageOrder {
+		known[s.name] = true
+		if r, ok := st[s.name]; ok {
+			parts = append(parts, stage(s.name, r, s.one, s.many))
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(st)) {
+		if !known[name] {
+			parts = append(parts, stage(name, st[name], "item", "items"))
+		}
+	}
+	if len(parts) == 0 {
+		return "none ran"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// roundDuration keeps two or three significant figures: 840ms, 1.2s, 4m3s.
+func roundDuration(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Minute:
+		return d.Round(time.Second)
+	case d >= time.Second:
+		return d.Round(100 * time.Millisecond)
+	default:
+		return d.Round(time.Millisecond)
+	}
+}
+
+// countSummary renders counts by reason, largest first:
+// "3 (evidence_not_found 2, duplicate_in_chunk 1)", or "none".
+func countSummary(counts map[string]int) string {
+	keys := slices.Collect(maps.Keys(counts))
+	total := 0
+	for _, k := range keys {
+		total += counts[k]
+	}
+	if total == 0 {
+		return "none"
+	}
+	slices.SortFunc(keys, func(a, b string) int { return cmp.Or(counts[b]-counts[a], strings.Compare(a, b)) })
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if counts[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", k, counts[k]))
+		}
+	}
+	return fmt.Sprintf("%d (%s)", total, strings.Join(parts, ", "))
 }

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"kgforge/bundle"
+	"kgforge/extract"
 	"kgforge/stages"
 )
 
@@ -72,5 +76,44 @@ func TestBuild_TablesOnlyNeedsNoOllama(t *testing.T) {
 	defer func() { _ = b.Close() }()
 	if b.Manifest.Counts["rows:parts"] != 2 {
 		t.Errorf("bundle counts %v; want table parts with 2 rows", b.Manifest.Counts)
+	}
+}
+
+// TestPrintSummary_ReadableStagesAndDrops renders a report: stages in the
+// order they run with rounded durations and what each counted, drops by
+// reason largest first, and no Go map syntax anywhere.
+func TestPrintSummary_ReadableStagesAndDrops(t *testing.T) {
+	r := &stages.Report{
+		BuildID: "20260101T000000Z-abcdef", Status: stages.StatusOK, Bundle: "out/20260101T000000Z-abcdef",
+		Stages: map[string]stages.StageReport{
+			"bundle":      {Duration: 310 * time.Millisecond, Items: 700},
+			"extract":     {Duration: 4*time.Minute + 3400*time.Millisecond, Items: 40},
+			"ingest":      {Duration: 1234 * time.Millisecond, Items: 1},
+			"consolidate": {Duration: 840400 * time.Microsecond, Items: 300},
+			"shard":       {Duration: 2 * time.Second, Items: 3},
+		},
+		Sources: 12, Tables: 2, Chunks: 40, Triplets: 55, Nodes: 300, Edges: 400, Merges: 7,
+		Extract: extract.Stats{CacheHits: 10, Dropped: map[string]int{
+			extract.DropDuplicate: 1, extract.DropEvidenceNotFound: 2, extract.DropSelfLoop: 1, extract.DropIncomplete: 0,
+		}},
+	}
+	var buf bytes.Buffer
+	printSummary(&buf, r)
+	want := `build 20260101T000000Z-abcdef: ok
+  bundle:    out/20260101T000000Z-abcdef
+  stages:    ingest 1.2s (1 source), extract 4m3s (40 chunks), consolidate 840ms (300 nodes), bundle 310ms (700 nodes and edges), shard 2s (3 items)
+  sources:   12 (2 tables), 40 chunks
+  llm:       0 calls, 0 prompt + 0 completion tokens, 0.0 tokens/s, 10 cache hits
+  triplets:  55 kept, dropped 4 (evidence_not_found 2, duplicate_in_chunk 1, subject_is_object 1)
+  graph:     300 nodes, 400 edges, 7 merges
+  neo4j:     not loaded (set NEO4J_URI)
+`
+	if got := buf.String(); got != want {
+		t.Errorf("summary:\n%s\nwant:\n%s", got, want)
+	}
+	buf.Reset()
+	printSummary(&buf, &stages.Report{Stages: map[string]stages.StageReport{}})
+	if got := buf.String(); strings.Contains(got, "map[") || !strings.Contains(got, "dropped none") || !strings.Contains(got, "stages:    none ran") {
+		t.Errorf("summary of an empty report:\n%s", got)
 	}
 }
