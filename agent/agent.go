@@ -71,9 +71,10 @@ type Agent struct {
 	prompt   *prompts.Prompt
 }
 
-// New opens the bundle's SQL sandbox for an agent. maxSteps bounds the tool
+// New opens the bundle's SQL sandbox for an agent, with lim bounding each
+// query (the zero value takes duck's defaults). maxSteps bounds the tool
 // calls per question (0 means 8). Close releases the sandbox.
-func New(ctx context.Context, c Chatter, model string, b *bundle.Bundle, maxSteps int) (*Agent, error) {
+func New(ctx context.Context, c Chatter, model string, b *bundle.Bundle, maxSteps int, lim duck.SandboxLimits) (*Agent, error) {
 	if maxSteps <= 0 {
 		maxSteps = 8
 	}
@@ -81,7 +82,7 @@ func New(ctx context.Context, c Chatter, model string, b *bundle.Bundle, maxStep
 	if err != nil {
 		return nil, err
 	}
-	sb, err := b.Sandbox(ctx)
+	sb, err := b.SandboxWithLimits(ctx, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +151,7 @@ func (a *Agent) run(ctx context.Context, tool, arg string) string {
 	var out string
 	switch tool {
 	case ToolLs:
-		out = a.ls()
+		out = a.ls(ctx)
 	case ToolCat:
 		out = a.cat(ctx, strings.TrimSpace(arg))
 	case ToolQuery:
@@ -164,7 +165,7 @@ func (a *Agent) run(ctx context.Context, tool, arg string) string {
 	return out
 }
 
-func (a *Agent) ls() string {
+func (a *Agent) ls(ctx context.Context) string {
 	var b strings.Builder
 	for _, f := range a.b.Files() {
 		if info, ok := a.b.Manifest.Files[f]; ok {
@@ -173,7 +174,7 @@ func (a *Agent) ls() string {
 			fmt.Fprintf(&b, "%s\n", f)
 		}
 	}
-	_, rows, _, err := a.sb.Query(context.Background(), "SELECT string_agg(table_name, ', ' ORDER BY table_name) FROM information_schema.tables", 1)
+	_, rows, _, err := a.sb.Query(ctx, "SELECT string_agg(table_name, ', ' ORDER BY table_name) FROM information_schema.tables", 1)
 	if err == nil && len(rows) == 1 {
 		b.WriteString("SQL tables and views: " + rows[0][0])
 	}
@@ -194,6 +195,10 @@ func (a *Agent) cat(ctx context.Context, name string) string {
 	return string(raw)
 }
 
+// query runs q in the sandbox. An error is the model's to act on, and the
+// loop goes on: a refused statement names its type, a query stopped at the
+// time or memory limit says so in one line and what to change
+// (duck.LimitError).
 func (a *Agent) query(ctx context.Context, q string, maxRows int) string {
 	cols, rows, truncated, err := a.sb.Query(ctx, q, maxRows)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"kgforge/bundle"
 	"kgforge/internal/duck"
@@ -59,7 +60,7 @@ func TestAgent_RunsToolsUntilAnswer(t *testing.T) {
 		`{"tool":"cat","ar`, // cut reply
 		`{"tool":"answer","arg":"Kestrel Alloys [n1]"}`,
 	}}
-	a, err := New(context.Background(), fake, "m", testBundle(t), 8)
+	a, err := New(context.Background(), fake, "m", testBundle(t), 8, duck.SandboxLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,9 +95,46 @@ func TestAgent_RunsToolsUntilAnswer(t *testing.T) {
 	}
 }
 
+func TestAgent_QueryStoppedAtALimitIsAnErrorTheLoopGoesOn(t *testing.T) {
+	cases := []struct {
+		name, query, want string
+		lim               duck.SandboxLimits
+	}{
+		{"time", "SELECT sum(a.range + b.range) FROM range(1000000000) a, range(1000000000) b",
+			"error: query stopped after 200ms", duck.SandboxLimits{Timeout: 200 * time.Millisecond}},
+		{"memory", "SELECT count(DISTINCT 'key-' || range::VARCHAR) FROM range(50000000)",
+			"error: query stopped at 64MiB", duck.SandboxLimits{MemoryLimit: "64MiB", Threads: 1}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			call, _ := json.Marshal(map[string]string{"tool": ToolQuery, "arg": c.query})
+			fake := &scripted{replies: []string{
+				string(call),
+				`{"tool":"query","arg":"SELECT name FROM suppliers"}`,
+				`{"tool":"answer","arg":"Kestrel Alloys"}`,
+			}}
+			a, err := New(context.Background(), fake, "m", testBundle(t), 8, c.lim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = a.Close() })
+			ans, err := a.Ask(context.Background(), "Who makes frames?")
+			if err != nil || !ans.Answered || len(ans.Steps) != 4 {
+				t.Fatalf("answer %+v, %v", ans, err)
+			}
+			if got := ans.Steps[1].Result; !strings.HasPrefix(got, c.want) || !strings.Contains(got, "LIMIT") || strings.Contains(got, "\n") {
+				t.Errorf("stopped query returned %q, want one line starting %q with a hint", got, c.want)
+			}
+			if !strings.Contains(ans.Steps[2].Result, "Kestrel Alloys") {
+				t.Errorf("the next query returned %q", ans.Steps[2].Result)
+			}
+		})
+	}
+}
+
 func TestAgent_StopsAtTheBudget(t *testing.T) {
 	fake := &scripted{replies: []string{`{"tool":"ls","arg":""}`, `{"tool":"ls","arg":""}`}}
-	a, err := New(context.Background(), fake, "m", testBundle(t), 3)
+	a, err := New(context.Background(), fake, "m", testBundle(t), 3, duck.SandboxLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +153,7 @@ func TestAgentIntegration_LoopsWithTheRealModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := New(context.Background(), c, llm.ChatModelForTests, testBundle(t), 3)
+	a, err := New(context.Background(), c, llm.ChatModelForTests, testBundle(t), 3, duck.SandboxLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}

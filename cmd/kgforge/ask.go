@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"kgforge/agent"
+	"kgforge/internal/duck"
 	"kgforge/llm"
 
 	"github.com/spf13/cobra"
@@ -18,6 +19,7 @@ func askCmd(*globals) *cobra.Command {
 		dir, model string
 		steps      int
 		asJSON     bool
+		lim        duck.SandboxLimits
 	)
 	cmd := &cobra.Command{
 		Use:   `ask --bundle DIR "question"`,
@@ -40,9 +42,9 @@ func askCmd(*globals) *cobra.Command {
 			if _, err := client.ModelDigests(cmd.Context(), model); err != nil {
 				return err
 			}
-			a, err := agent.New(cmd.Context(), client, model, b, steps)
+			a, err := agent.New(cmd.Context(), client, model, b, steps, lim)
 			if err != nil {
-				return err
+				return sandboxError(err)
 			}
 			defer func() { err = errors.Join(err, a.Close()) }()
 			ans, err := a.Ask(cmd.Context(), strings.Join(args, " "))
@@ -71,5 +73,6 @@ func askCmd(*globals) *cobra.Command {
 	cmd.Flags().StringVar(&model, "model", "", "chat model (default: the bundle's)")
 	cmd.Flags().IntVar(&steps, "max-steps", 8, "most tool calls per question")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the answer and the tool calls as JSON")
+	sandboxFlags(cmd, &lim)
 	return cmd
 }

@@ -39,9 +39,12 @@ type SandboxLimits struct {
 	Threads int
 }
 
+// ErrBadLimits means SandboxLimits that DuckDB cannot take.
+var ErrBadLimits = errors.New("bad sandbox limits")
+
 func (l SandboxLimits) withDefaults() (SandboxLimits, error) {
 	if l.Timeout < 0 || l.Threads < 0 {
-		return l, fmt.Errorf("sandbox limits: timeout %s and threads %d must not be negative", l.Timeout, l.Threads)
+		return l, fmt.Errorf("%w: timeout %s and threads %d must not be negative", ErrBadLimits, l.Timeout, l.Threads)
 	}
 	if l.Timeout == 0 {
 		l.Timeout = DefaultQueryTimeout
@@ -105,7 +108,12 @@ func OpenSandbox(ctx context.Context, dir, dataFile string, tables map[string]st
 	// One connection: the settings below are per database, but a single
 	// connection also keeps USE and search_path stable.
 	s.db.SetMaxOpenConns(1)
-	for _, q := range sandboxSetup(absDir, data, tables, lim) {
+	for _, q := range limitSetup(lim) {
+		if _, err := s.db.ExecContext(ctx, q); err != nil {
+			return nil, fmt.Errorf("open sandbox %s: %w: %s: %w", dir, ErrBadLimits, q, err)
+		}
+	}
+	for _, q := range sandboxSetup(absDir, data, tables) {
 		if _, err := s.db.ExecContext(ctx, q); err != nil {
 			return nil, fmt.Errorf("open sandbox %s: %s: %w", dir, q, err)
 		}
@@ -118,12 +126,18 @@ func OpenSandbox(ctx context.Context, dir, dataFile string, tables map[string]st
 	return s, nil
 }
 
-// sandboxSetup returns the statements that open a sandbox, in order: limits,
-// then the data, then the locks.
-func sandboxSetup(dir, data string, tables map[string]string, lim SandboxLimits) []string {
-	stmts := []string{
+// limitSetup returns the statements that set a sandbox's limits.
+func limitSetup(lim SandboxLimits) []string {
+	return []string{
 		fmt.Sprintf("SET threads = %d", lim.Threads),
 		"SET memory_limit = " + QuoteString(lim.MemoryLimit),
+	}
+}
+
+// sandboxSetup returns the statements that open a sandbox after its limits,
+// in order: the data, then the locks.
+func sandboxSetup(dir, data string, tables map[string]string) []string {
+	stmts := []string{
 		// No spilling: a query has memory_limit and no disk. A temporary
 		// directory would also be readable and writable by every query
 		// (DuckDB adds it, by default <cwd>/.tmp/, to allowed_directories).

@@ -405,6 +405,8 @@ func TestSandboxLimits_SetAndChecked(t *testing.T) {
 		if err == nil {
 			_ = sb.Close()
 			t.Errorf("%s: opened", name)
+		} else if !errors.Is(err, ErrBadLimits) {
+			t.Errorf("%s: err = %v, want ErrBadLimits", name, err)
 		}
 	}
 }
