@@ -55,6 +55,9 @@ func benchBundle(b *testing.B, id string) (*bundle.Bundle, kg.Graph) {
 	return bu, g
 }
 
+// benchGraph is the graph the benchmarks load, dropped when they end.
+const benchGraph = "kgforge-bench"
+
 func benchLoader(b *testing.B, batch, workers int) *Loader {
 	b.Helper()
 	if os.Getenv("KGFORGE_INTEGRATION") == "" || os.Getenv("NEO4J_URI") == "" {
@@ -62,7 +65,7 @@ func benchLoader(b *testing.B, batch, workers int) *Loader {
 	}
 	l, err := New(context.Background(), Config{
 		URI: os.Getenv("NEO4J_URI"), Username: os.Getenv("NEO4J_USERNAME"), Password: os.Getenv("NEO4J_PASSWORD"),
-		BatchSize: batch, Workers: workers, Graph: "bench",
+		BatchSize: batch, Workers: workers, Graph: benchGraph,
 	}, nil)
 	if err != nil {
 		b.Fatal(err)
@@ -114,6 +117,12 @@ func BenchmarkNeo4jLoad(b *testing.B) {
 			configs = append(configs, c)
 		}
 	}
+	admin := benchLoader(b, 1000, 1)
+	b.Cleanup(func() {
+		if _, err := admin.Drop(context.Background(), benchGraph); err != nil {
+			b.Error(err)
+		}
+	})
 	for _, c := range configs {
 		batch := c.batch
 		b.Run(fmt.Sprintf("batch=%d/workers=%d", c.batch, c.workers), func(b *testing.B) {

@@ -52,4 +52,7 @@ func TestLoaderIntegration_DropRemovesItsGraphOnly(t *testing.T) {
 	if n, err := l.Drop(ctx, l.cfg.Graph); err != nil || n != 0 {
 		t.Errorf("a second Drop removed %d nodes (%v), want 0", n, err)
 	}
+	if _, err := l.Drop(ctx, ""); err == nil {
+		t.Error("Drop of an unnamed graph succeeded")
+	}
 }

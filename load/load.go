@@ -411,9 +411,7 @@ func (l *Loader) countBuild(ctx context.Context, build string) (nodes, rels int6
 // have no build record (left by kgforge before staged loads), in batches
 // through the build_id index. Other graphs are left alone.
 func (l *Loader) removeStale(ctx context.Context, graph, build string) (int64, error) {
-	res, err := l.read(ctx, "MATCH (b:"+BuildLabel+" {graph: $graph}) WHERE b.id <> $build RETURN b.id AS b "+
-		"UNION MATCH (n:"+NodeLabel+") WHERE NOT EXISTS { MATCH (:"+BuildLabel+" {id: n.build_id}) } RETURN DISTINCT n.build_id AS b",
-		map[string]any{"graph": graph, "build": build})
+	res, err := l.read(ctx, "MATCH (n:"+NodeLabel+") WHERE NOT EXISTS { MATCH (:"+BuildLabel+" {id: n.build_id}) } RETURN DISTINCT n.build_id AS b", nil)
 	if err != nil {
 		return 0, err
 	}
@@ -423,35 +421,74 @@ func (l *Loader) removeStale(ctx context.Context, graph, build string) (int64, e
 		if err != nil {
 			return total, err
 		}
-		for {
-			n, err := l.writeCount(ctx, "MATCH (n:"+NodeLabel+" {build_id: $old}) WITH n LIMIT $limit "+
-				"DETACH DELETE n RETURN count(*) AS n",
-				map[string]any{"old": old, "limit": l.cfg.BatchSize})
-			if err != nil {
-				return total, fmt.Errorf("build %s: %w", old, err)
-			}
-			total += n
-			if n == 0 {
-				break
-			}
+		n, err := l.removeBuild(ctx, old)
+		total += n
+		if err != nil {
+			return total, err
 		}
-		if err := l.write(ctx, "MATCH (b:"+BuildLabel+" {id: $old}) DELETE b", map[string]any{"old": old}); err != nil {
-			return total, fmt.Errorf("build %s: %w", old, err)
+	}
+	n, err := l.removeBuilds(ctx, graph, build)
+	return total + n, err
+}
+
+// Drop removes every build of a graph: its nodes with their relationships,
+// in batches of the batch size, then its build records; it returns the
+// number of nodes removed. Other graphs are left alone (and so are the
+// nodes of builds with no record, which Load removes). It is how a test,
+// or a user retiring a pipeline, takes a graph out of a shared database.
+func (l *Loader) Drop(ctx context.Context, graph string) (int64, error) {
+	if graph == "" {
+		return 0, errors.New("drop neo4j graph: no graph named")
+	}
+	n, err := l.removeBuilds(ctx, graph)
+	if err != nil {
+		return n, fmt.Errorf("drop neo4j graph %q: %w", graph, err)
+	}
+	return n, nil
+}
+
+// removeBuilds removes the builds of graph other than keep, and returns the
+// number of nodes removed.
+func (l *Loader) removeBuilds(ctx context.Context, graph string, keep ...string) (int64, error) {
+	res, err := l.read(ctx, "MATCH (b:"+BuildLabel+" {graph: $graph}) WHERE NOT b.id IN $keep RETURN b.id AS b",
+		map[string]any{"graph": graph, "keep": keep})
+	if err != nil {
+		return 0, err
+	}
+	var total int64
+	for _, rec := range res.Records {
+		old, _, err := neo4j.GetRecordValue[string](rec, "b")
+		if err != nil {
+			return total, err
+		}
+		n, err := l.removeBuild(ctx, old)
+		total += n
+		if err != nil {
+			return total, err
 		}
 	}
 	return total, nil
 }
 
-// Drop removes every build of graph (its nodes with their relationships,
-// in batches of the batch size, then its build records) and returns the
-// number of nodes removed; other graphs are left alone. It is how a test,
-// or a user retiring a pipeline, takes a graph out of a shared database.
-func (l *Loader) Drop(ctx context.Context, graph string) (int64, error) {
-	n, err := l.removeStale(ctx, graph, "") // no build is kept: every build of the graph is stale
-	if err != nil {
-		return n, fmt.Errorf("drop neo4j graph %s: %w", graph, err)
+// removeBuild deletes the nodes of a build in batches, then its record.
+func (l *Loader) removeBuild(ctx context.Context, old string) (int64, error) {
+	var total int64
+	for {
+		n, err := l.writeCount(ctx, "MATCH (n:"+NodeLabel+" {build_id: $old}) WITH n LIMIT $limit "+
+			"DETACH DELETE n RETURN count(*) AS n",
+			map[string]any{"old": old, "limit": l.cfg.BatchSize})
+		if err != nil {
+			return total, fmt.Errorf("build %s: %w", old, err)
+		}
+		total += n
+		if n == 0 {
+			break
+		}
 	}
-	return n, nil
+	if err := l.write(ctx, "MATCH (b:"+BuildLabel+" {id: $old}) DELETE b", map[string]any{"old": old}); err != nil {
+		return total, fmt.Errorf("build %s: %w", old, err)
+	}
+	return total, nil
 }
 
 // write runs one statement in a managed write transaction, which the driver

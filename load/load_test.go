@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/url"
 	"os"
@@ -71,24 +72,82 @@ func neo4jURI(t *testing.T) string {
 	return uri
 }
 
+// testPrefix starts the name of every graph and build this test process
+// loads, so that they never meet a user's graph (make demo's
+// bikeco-example) or another run's, and TestMain can check that none is
+// left behind.
+var testPrefix = fmt.Sprintf("kgforge-test-%08x-", rand.Uint32())
+
+// TestMain runs the tests, then checks that they removed everything they
+// loaded: no build record of a test graph and no node of a test build.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if uri := os.Getenv("NEO4J_URI"); code == 0 && os.Getenv("KGFORGE_INTEGRATION") != "" && uri != "" {
+		if err := checkNothingLeft(uri); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+func checkNothingLeft(uri string) error {
+	ctx := context.Background()
+	l, err := New(ctx, Config{URI: uri, Username: os.Getenv("NEO4J_USERNAME"), Password: os.Getenv("NEO4J_PASSWORD")}, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = l.Close(ctx) }()
+	res, err := l.read(ctx, "MATCH (n) WHERE n.build_id STARTS WITH $p OR n.graph STARTS WITH $p RETURN count(n) AS n", map[string]any{"p": testPrefix})
+	if err != nil {
+		return err
+	}
+	if n := res.Records[0].Values[0].(int64); n != 0 {
+		return fmt.Errorf("the load tests left %d nodes of graphs and builds named %s* in neo4j", n, testPrefix)
+	}
+	fmt.Printf("neo4j holds 0 nodes of this run's test graphs (%s*)\n", testPrefix)
+	return nil
+}
+
 // newLoader connects to uri with a graph name of the test's own, so that
-// tests of other packages loading the same server are left alone.
+// tests of other packages loading the same server are left alone; at the
+// end of the test whatever graph l.cfg.Graph then names is dropped.
 func newLoader(t *testing.T, uri string, batch int) *Loader {
 	t.Helper()
 	l, err := New(context.Background(), Config{
 		URI: uri, Username: os.Getenv("NEO4J_USERNAME"), Password: os.Getenv("NEO4J_PASSWORD"),
-		BatchSize: batch, Graph: "test-" + t.Name(),
+		BatchSize: batch, Graph: testPrefix + t.Name(),
 	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = l.Close(context.Background()) })
+	t.Cleanup(func() {
+		dropTestGraph(t, l.cfg.Graph)
+		_ = l.Close(context.Background())
+	})
 	return l
+}
+
+// dropTestGraph removes a graph through a connection of its own (the
+// test's may go through a proxy that cuts it).
+func dropTestGraph(t *testing.T, graph string) {
+	t.Helper()
+	ctx := context.Background()
+	l, err := New(ctx, Config{URI: os.Getenv("NEO4J_URI"), Username: os.Getenv("NEO4J_USERNAME"), Password: os.Getenv("NEO4J_PASSWORD")}, nil)
+	if err != nil {
+		t.Errorf("drop test graph %s: %v", graph, err)
+		return
+	}
+	defer func() { _ = l.Close(ctx) }()
+	if _, err := l.Drop(ctx, graph); err != nil {
+		t.Errorf("drop test graph: %v", err)
+	}
 }
 
 func buildBundle(t *testing.T, id string, g kg.Graph) *bundle.Bundle {
 	t.Helper()
 	out := t.TempDir()
+	id = strings.ReplaceAll(testPrefix+id, "/", "_")
 	w, err := bundle.Create(out, fmt.Sprintf("%s-%d", id, time.Now().UnixNano())) // new to the server on every run
 	if err != nil {
 		t.Fatal(err)
