@@ -28,8 +28,10 @@
 // alias of its own and each table is copied with CREATE TABLE … AS SELECT,
 // DuckDB's engine end to end; the file is detached however the load ends.
 // Tables of schema main are named by their name, others as schema.table.
-// A file DuckDB cannot read (corrupt, or written by a newer DuckDB) rejects
-// the source with DuckDB's message.
+// A file DuckDB cannot read rejects the source with what is wrong in words,
+// then DuckDB's message in parentheses: not a DuckDB database file (its
+// header is not DuckDB's), truncated, corrupt (a block fails its checksum),
+// written by a DuckDB version this one cannot read, or locked by a writer.
 //
 // PostgreSQL: Options.DSN is the connection string; it is never shown, and
 // its password is masked in every error. Everything is read in one READ ONLY
@@ -49,7 +51,10 @@
 // PostgreSQL's text form. Infinite dates and timestamps are loaded as NULL,
 // with a warning. Rows are streamed through DuckDB's Appender.
 //
-// A database that cannot be opened or reached, a missing table, a query
-// that fails: each rejects that source alone (kg.ErrRejected). A cancelled
+// An SQLite file that is empty, is not an SQLite database (its header is
+// not SQLite's) or is corrupt or truncated is rejected in those words, with
+// SQLite's message in parentheses. A database that cannot be opened or
+// reached, a missing table, a query that fails: each rejects that source
+// alone (kg.ErrRejected). A cancelled
 // build is not a rejection: the context's error is returned.
 package sqldb

@@ -133,10 +133,16 @@ func tableWant(base, table string) string {
 
 // rejected turns err, met while loading in's source, into the source's
 // rejection — unless the build is being cancelled, which is not the
-// source's fault: then it returns the context's error.
+// source's fault: then it returns the context's error. When DuckDB blamed
+// the file (a *duck.InputError) the rejection says what is wrong with it,
+// with DuckDB's message after, and names the source rather than its local
+// path.
 func rejected(ctx context.Context, in ingest.TableInput, err error) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("source %s: %w", in.Source.URI, context.Cause(ctx))
+	}
+	if ie, ok := errors.AsType[*duck.InputError](err); ok && in.Path != "" {
+		return fmt.Errorf("source %s: %w: %s", in.Source.URI, kg.ErrRejected, strings.ReplaceAll(ie.Message(), in.Path, in.Source.URI))
 	}
 	return fmt.Errorf("source %s: %w: %w", in.Source.URI, kg.ErrRejected, err)
 }

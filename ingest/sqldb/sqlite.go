@@ -16,7 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	_ "github.com/mattn/go-sqlite3" // registers driver "sqlite3"
+	"github.com/mattn/go-sqlite3" // registers driver "sqlite3"
 
 	"kgforge/ingest"
 	"kgforge/internal/duck"
@@ -40,13 +40,18 @@ func sqliteDSN(path string) string {
 }
 
 func (sqliteLoader) Load(ctx context.Context, db *sql.DB, in ingest.TableInput) (loaded []ingest.Loaded, err error) {
+	reject := func(err error) error { return rejected(ctx, in, sqliteFileError(err)) }
+	if st, err := os.Stat(in.Path); err == nil && st.Size() == 0 {
+		// SQLite would read it as a database without tables.
+		return nil, reject(errors.New("the file is empty, not an SQLite database"))
+	}
 	src, err := sql.Open("sqlite3", sqliteDSN(in.Path))
 	if err != nil {
-		return nil, rejected(ctx, in, fmt.Errorf("open sqlite: %w", err))
+		return nil, reject(fmt.Errorf("open sqlite: %w", err))
 	}
 	defer func() {
 		if cerr := src.Close(); cerr != nil && err == nil {
-			err = rejected(ctx, in, fmt.Errorf("close sqlite: %w", cerr))
+			err = reject(fmt.Errorf("close sqlite: %w", cerr))
 		}
 		if err != nil {
 			err = errors.Join(err, dropLoaded(ctx, db, loaded))
@@ -55,22 +60,39 @@ func (sqliteLoader) Load(ctx context.Context, db *sql.DB, in ingest.TableInput) 
 	}()
 	have, err := sqliteTables(ctx, src)
 	if err != nil {
-		return nil, rejected(ctx, in, err)
+		return nil, reject(err)
 	}
 	tables, err := pick(have, in.Options.Tables, "")
 	if err != nil {
-		return nil, rejected(ctx, in, err)
+		return nil, reject(err)
 	}
 	for _, t := range tables {
 		name := in.Name(tableWant(in.Base, t.name))
 		ld, err := loadSQLiteTable(ctx, src, db, name, t.name)
 		if err != nil {
-			return loaded, rejected(ctx, in, fmt.Errorf("sqlite table %s: %w", t.name, err))
+			return loaded, reject(fmt.Errorf("sqlite table %s: %w", t.name, err))
 		}
 		ld.Origin = t.name
 		loaded = append(loaded, ld)
 	}
 	return loaded, nil
+}
+
+// sqliteFileError says in words what is wrong with a file that SQLite
+// refuses as damaged or as no database, with SQLite's message after it;
+// other errors come back unchanged.
+func sqliteFileError(err error) error {
+	var se sqlite3.Error
+	if !errors.As(err, &se) {
+		return err
+	}
+	switch se.Code {
+	case sqlite3.ErrNotADB:
+		return fmt.Errorf("not an SQLite database file: it does not start with SQLite's header (SQLite: %w)", err)
+	case sqlite3.ErrCorrupt:
+		return fmt.Errorf("not a readable SQLite database file: it is corrupt or truncated (SQLite: %w)", err)
+	}
+	return err
 }
 
 // sqliteTables lists the tables and views of the main schema, sorted by

@@ -51,7 +51,7 @@ func (csvLoader) Load(ctx context.Context, db *sql.DB, in ingest.TableInput) (_ 
 	res, err := duck.LoadCSVWithRejects(ctx, db, name, path, MaxRowWarnings)
 	if err != nil {
 		if ie, ok := errors.AsType[*duck.InputError](err); ok {
-			return nil, reject("%s", strings.ReplaceAll(ie.Reason, path, in.Source.URI))
+			return nil, reject("%s", strings.ReplaceAll(ie.Message(), path, in.Source.URI))
 		}
 		return nil, fmt.Errorf("source %s: %w", in.Source.URI, err)
 	}

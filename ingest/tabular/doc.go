@@ -11,4 +11,10 @@
 // table's warnings; a column whose values outgrow the type sniffed from a
 // sample is read as VARCHAR rather than losing rows. An empty, blank or
 // binary file, or one whose every row is skipped, is rejected.
+//
+// A Parquet file DuckDB cannot read is rejected with what is wrong in
+// words, then DuckDB's message in parentheses: empty or too short; not
+// ending with the magic bytes PAR1 (not Parquet, or cut short); a footer
+// that does not decode (corrupt, or the file truncated); or a footer that
+// decodes over data that does not (told apart by reading the footer alone).
 package tabular

@@ -27,7 +27,7 @@ func (parquetLoader) Load(ctx context.Context, db *sql.DB, in ingest.TableInput)
 	rows, err := duck.LoadParquet(ctx, db, name, in.Path)
 	if err != nil {
 		if ie, ok := errors.AsType[*duck.InputError](err); ok {
-			return nil, fmt.Errorf("source %s: %w: %s", in.Source.URI, kg.ErrRejected, strings.ReplaceAll(ie.Reason, in.Path, in.Source.URI))
+			return nil, fmt.Errorf("source %s: %w: %s", in.Source.URI, kg.ErrRejected, strings.ReplaceAll(ie.Message(), in.Path, in.Source.URI))
 		}
 		return nil, fmt.Errorf("source %s: %w", in.Source.URI, err)
 	}

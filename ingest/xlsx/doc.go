@@ -75,6 +75,9 @@
 // Failures. A file that is not a workbook, is encrypted (encrypted workbooks
 // are not zip containers), is corrupt (a worksheet part that fails its CRC
 // included) or that excelize cannot read is rejected: the error wraps
-// kg.ErrRejected and names the source. A failed load leaves no table of its
+// kg.ErrRejected and names the source. A file that is no zip container is
+// told by how it starts: empty, an OLE2 file (a legacy .xls or an encrypted
+// .xlsx: save it as .xlsx without a password), a zip whose directory at the
+// end is missing (truncated), or something else. A failed load leaves no table of its
 // source: the tables of sheets already loaded are dropped.
 package xlsx

@@ -2,11 +2,14 @@ package xlsx
 
 import (
 	"archive/zip"
+	"bytes"
 	"context"
 	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -52,7 +55,7 @@ func (loader) Load(ctx context.Context, db *sql.DB, in ingest.TableInput) (out [
 	lim := in.Options.Limits.WithDefaults()
 	zr, err := zip.OpenReader(in.Path)
 	if err != nil {
-		return nil, reject("not an xlsx workbook (a legacy .xls or an encrypted workbook is not a zip container): %v", err)
+		return nil, reject("%s (%v)", notZip(in.Path), err)
 	}
 	defer func() { err = errors.Join(err, zr.Close()) }()
 	// Before excelize reads a byte: it would unzip every part.
@@ -99,6 +102,43 @@ func (loader) Load(ctx context.Context, db *sql.DB, in ingest.TableInput) (out [
 		return nil, reject("no sheet holds data (sheets read: %s)", quoteList(sheets))
 	}
 	return out, nil
+}
+
+// ole2Magic starts an OLE2 compound file: a legacy .xls workbook, or an
+// encrypted .xlsx, which Excel wraps in one.
+var ole2Magic = []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}
+
+// notZip says why the file at path, which archive/zip cannot open, is no
+// workbook, by the bytes it starts with.
+func notZip(path string) string {
+	head := make([]byte, len(ole2Magic))
+	n, err := readHead(path, head)
+	switch {
+	case err != nil:
+		return "not an xlsx workbook"
+	case n == 0:
+		return "not an xlsx workbook: the file is empty"
+	case bytes.HasPrefix(head[:n], ole2Magic):
+		return "not an xlsx workbook: a legacy .xls workbook or an encrypted .xlsx (an OLE2 file, not a zip container); save it as .xlsx without a password"
+	case bytes.HasPrefix(head[:n], []byte("PK\x03\x04")):
+		return "not a readable xlsx workbook: its zip container is truncated or corrupt (the directory at its end is missing or damaged)"
+	}
+	return "not an xlsx workbook: the file is not a zip container"
+}
+
+// readHead reads the first len(b) bytes of the file at path, or fewer when
+// it is shorter.
+func readHead(path string, b []byte) (n int, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { err = errors.Join(err, f.Close()) }()
+	n, err = io.ReadFull(f, b)
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		err = nil
+	}
+	return n, err
 }
 
 // pickSheets returns the sheets of the workbook, in its order, that want

@@ -486,7 +486,16 @@ func TestLoad_Rejects(t *testing.T) {
 				must(t, os.WriteFile(p, []byte("order_id,quantity\nO-1,3\n"), 0o600))
 				return p
 			},
-			wantErr: "not an xlsx workbook",
+			wantErr: "not an xlsx workbook: the file is not a zip container",
+		},
+		{
+			name: "legacy xls",
+			file: func(t *testing.T) string {
+				p := filepath.Join(dir, "legacy.xlsx")
+				must(t, os.WriteFile(p, append([]byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}, make([]byte, 504)...), 0o600))
+				return p
+			},
+			wantErr: "not an xlsx workbook: a legacy .xls workbook or an encrypted .xlsx",
 		},
 		{
 			name: "truncated workbook",
@@ -497,7 +506,7 @@ func TestLoad_Rejects(t *testing.T) {
 				must(t, os.WriteFile(p, data[:len(data)/2], 0o600))
 				return p
 			},
-			wantErr: "not an xlsx workbook",
+			wantErr: "not a readable xlsx workbook: its zip container is truncated or corrupt",
 		},
 		{
 			name: "zip without a workbook",

@@ -28,8 +28,10 @@ type Attached struct {
 // AttachReadOnly attaches the DuckDB database file at path to db, read-only,
 // under a fresh alias, so that its tables can be copied with DuckDB's own
 // engine. DuckDB opens the file without writing to it; a file it cannot read
-// (corrupt, written by a newer DuckDB, locked by a writer) is an error that
-// carries DuckDB's message. The caller must Close the result.
+// (corrupt, written by a newer DuckDB, locked by a writer) is an
+// *InputError that says so and carries DuckDB's message; so is a block that
+// fails to read later, in Tables or CopyTable. The caller must Close the
+// result.
 func AttachReadOnly(ctx context.Context, db *sql.DB, path string) (*Attached, error) {
 	var b [8]byte
 	if _, err := rand.Read(b[:]); err != nil {
@@ -47,7 +49,7 @@ func AttachReadOnly(ctx context.Context, db *sql.DB, path string) (*Attached, er
 	// storage extension from the file's content.
 	q := fmt.Sprintf("ATTACH %s AS %s (READ_ONLY, TYPE DUCKDB)", QuoteString(path), QuoteIdent(a.alias))
 	if _, err := conn.ExecContext(ctx, q); err != nil {
-		return nil, errors.Join(fmt.Errorf("attach duckdb %s: %w", path, err), conn.Close())
+		return nil, errors.Join(fmt.Errorf("attach duckdb %s: %w", path, databaseFileError(ctx, path, err)), conn.Close())
 	}
 	return a, nil
 }
@@ -61,7 +63,7 @@ SELECT schema_name, view_name, true FROM duckdb_views() WHERE database_name = ? 
 ORDER BY 1, 2`
 	r, err := a.conn.QueryContext(ctx, q, a.alias, a.alias)
 	if err != nil {
-		return nil, fmt.Errorf("list tables of duckdb %s: %w", a.path, err)
+		return nil, fmt.Errorf("list tables of duckdb %s: %w", a.path, databaseFileError(ctx, a.path, err))
 	}
 	defer func() { err = errors.Join(err, r.Close()) }()
 	var out []TableRef
@@ -85,7 +87,7 @@ func (a *Attached) CopyTable(ctx context.Context, table string, src TableRef) (i
 	from := QuoteIdent(a.alias) + "." + QuoteIdent(src.Schema) + "." + QuoteIdent(src.Name)
 	q := fmt.Sprintf("CREATE TABLE %s AS SELECT * FROM %s", QuoteIdent(table), from)
 	if _, err := a.conn.ExecContext(ctx, q); err != nil {
-		return 0, fmt.Errorf("copy table %s.%s of duckdb %s into table %s: %w", src.Schema, src.Name, a.path, table, err)
+		return 0, fmt.Errorf("copy table %s.%s of duckdb %s into table %s: %w", src.Schema, src.Name, a.path, table, databaseFileError(ctx, a.path, err))
 	}
 	var n int64
 	if err := a.conn.QueryRowContext(ctx, "SELECT count(*) FROM "+QuoteIdent(table)).Scan(&n); err != nil {

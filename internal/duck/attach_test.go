@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -189,5 +190,45 @@ func setStorageVersion(t *testing.T, path string, version uint64) {
 	binary.LittleEndian.PutUint64(b[0:8], sum)
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestAttachReadOnly_DamagedFileIsAnInputError(t *testing.T) {
+	ctx := context.Background()
+	db, dir := openTest(t)
+	cases := map[string]string{
+		"not a database": "not a DuckDB database file",
+		"truncated":      "it is truncated",
+	}
+	src := filepath.Join(dir, "src.duckdb")
+	sdb, err := Open(ctx, src, Settings{Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sdb.ExecContext(ctx, "CREATE TABLE t AS SELECT range AS id FROM range(1000)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := sdb.Close(); err != nil {
+		t.Fatal(err)
+	}
+	whole, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{"not a database": []byte("just text, no DuckDB header at all"), "truncated": whole[:5000]}
+	for name, want := range cases {
+		p := filepath.Join(dir, strings.ReplaceAll(name, " ", "_")+".duckdb")
+		if err := os.WriteFile(p, files[name], 0o600); err != nil {
+			t.Fatal(err)
+		}
+		a, err := AttachReadOnly(ctx, db, p)
+		if err == nil {
+			_ = a.Close()
+			t.Fatalf("%s: attached", name)
+		}
+		ie, ok := errors.AsType[*InputError](err)
+		if !ok || !strings.Contains(ie.Reason, want) || !strings.Contains(ie.Detail, "IO Error") || ie.Path != p {
+			t.Errorf("%s: err = %v, want an *InputError that says %q with DuckDB's message as detail", name, err, want)
+		}
 	}
 }

@@ -22,16 +22,31 @@ import (
 )
 
 // InputError is DuckDB refusing the content of a file it read: input it
-// cannot parse, a value it cannot convert, a corrupt Parquet footer. The file
-// is at fault, not the database, so callers reject that one source and go on.
+// cannot parse, a value it cannot convert, a corrupt Parquet footer, a
+// truncated database file. The file is at fault, not the database, so
+// callers reject that one source and go on.
 type InputError struct {
-	Path   string // the file read
-	Reason string // DuckDB's message, its first paragraph on one line
+	Path string // the file read
+	// Reason says what is wrong with the file. Where kgforge knows
+	// DuckDB's message it is in words a user can act on ("not a readable
+	// Parquet file: its footer is corrupt or the file is truncated") and
+	// Detail holds DuckDB's message; elsewhere it is DuckDB's message and
+	// Detail is empty.
+	Reason string
+	Detail string // DuckDB's message, its first paragraph on one line, when Reason is not it
 	Err    error  // DuckDB's error
 }
 
-// Error returns the file and DuckDB's reason.
-func (e *InputError) Error() string { return "read " + e.Path + ": " + e.Reason }
+// Error returns the file and Message.
+func (e *InputError) Error() string { return "read " + e.Path + ": " + e.Message() }
+
+// Message returns the reason and, after it, DuckDB's message in parentheses.
+func (e *InputError) Message() string {
+	if e.Detail == "" {
+		return e.Reason
+	}
+	return e.Reason + " (DuckDB: " + e.Detail + ")"
+}
 
 // Unwrap returns DuckDB's error.
 func (e *InputError) Unwrap() error { return e.Err }
@@ -87,12 +102,13 @@ func LoadCSV(ctx context.Context, db *sql.DB, table, path string) (int64, error)
 
 // LoadParquet creates table from a Parquet file with DuckDB's read_parquet
 // and returns the number of rows loaded. A file DuckDB cannot read gives an
-// *InputError and no table.
+// *InputError, whose Reason says what is wrong (see parquetError), and no
+// table.
 func LoadParquet(ctx context.Context, db *sql.DB, table, path string) (int64, error) {
 	q := fmt.Sprintf("CREATE OR REPLACE TABLE %s AS SELECT * FROM read_parquet(%s)", QuoteIdent(table), QuoteString(path))
 	n, err := createTableAs(ctx, db, q)
 	if err != nil {
-		return 0, fmt.Errorf("load parquet %s into table %s: %w", path, table, fileError(ctx, path, err))
+		return 0, fmt.Errorf("load parquet %s into table %s: %w", path, table, parquetError(ctx, db, path, fileError(ctx, path, err)))
 	}
 	return n, nil
 }

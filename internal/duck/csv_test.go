@@ -255,8 +255,14 @@ func TestLoadParquet_RoundTripAndCorrupt(t *testing.T) {
 	} {
 		bp := writeFile(t, dir, "bad.parquet", string(bad))
 		_, err := LoadParquet(ctx, db, "bad", bp)
-		if _, ok := errors.AsType[*InputError](err); !ok {
+		ie, ok := errors.AsType[*InputError](err)
+		if !ok {
 			t.Errorf("%s: err = %v, want an *InputError", name, err)
+			continue
+		}
+		// Words for the user, DuckDB's message as detail.
+		if !strings.Contains(ie.Reason, "Parquet file") || ie.Detail == "" || strings.Contains(ie.Reason, "Error") {
+			t.Errorf("%s: reason %q, detail %q", name, ie.Reason, ie.Detail)
 		}
 	}
 }
