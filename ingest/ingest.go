@@ -17,8 +17,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/bmatcuk/doublestar/v4"
 
 	"kgforge/kg"
 )
@@ -228,30 +231,38 @@ type Found struct {
 	Source string        // the pipeline source it came from
 }
 
-// Discover expands glob patterns (slash paths relative to root) into the
-// sorted, de-duplicated list of regular files they match. A pattern that
-// matches nothing is an error: a pipeline that names nothing is a mistake.
-func Discover(root *os.Root, patterns []string, kind kg.SourceKind) ([]Found, error) {
+// Discover expands glob patterns (slash paths relative to root, where "**"
+// matches any number of directories) into the sorted, de-duplicated list of
+// files they match. A pattern that matches nothing is an error: a pipeline
+// that names nothing is a mistake.
+//
+// exclude names the directories the pipeline writes (its output, with its
+// bundles, latest link, reports and temporary directories, and its cache):
+// a match that is in one of them, or is a symlink that resolves into one, is
+// left out, so that a build never reads back what a build wrote. A match
+// that cannot be examined (a symlink leading outside root, a dangling one, a
+// file deleted since it was listed) is kept, for Open to reject alone.
+func Discover(root *os.Root, patterns []string, kind kg.SourceKind, exclude ...string) ([]Found, error) {
 	var out []Found
 	seen := map[string]bool{}
 	fsys := root.FS()
+	skip, err := newExcluder(root.Name(), exclude)
+	if err != nil {
+		return nil, err
+	}
 	for _, p := range patterns {
-		if !fs.ValidPath(p) {
-			return nil, fmt.Errorf("source pattern %q: must be a relative slash path inside the pipeline root (no \"..\")", p)
-		}
-		matches, err := fs.Glob(fsys, p)
+		matches, err := glob(root, p)
 		if err != nil {
-			return nil, fmt.Errorf("source pattern %q: %w", p, err)
+			return nil, err
 		}
-		if len(matches) == 0 {
-			return nil, fmt.Errorf("source pattern %q under %s: matches no file", p, root.Name())
-		}
+		excluded := 0
 		for _, m := range matches {
-			info, err := fs.Stat(fsys, m)
-			if err != nil {
-				return nil, fmt.Errorf("source %s: %w", m, err)
+			if skip.excludes(m) {
+				excluded++
+				continue
 			}
-			if !info.Mode().IsRegular() || seen[m] {
+			info, err := fs.Stat(fsys, m)
+			if err == nil && !info.Mode().IsRegular() || seen[m] {
 				continue
 			}
 			seen[m] = true
@@ -259,14 +270,111 @@ func Discover(root *os.Root, patterns []string, kind kg.SourceKind) ([]Found, er
 			if k == "" {
 				k = KindOf(m)
 			}
-			if k == "" {
+			if k == "" && err == nil {
 				return nil, fmt.Errorf("source %s: unknown kind for extension %q (set kind in the pipeline file)", m, path.Ext(m))
 			}
 			out = append(out, Found{Rel: m, Kind: k, Forced: kind != ""})
 		}
+		if len(matches) == excluded {
+			return nil, noMatch(root, p, excluded)
+		}
 	}
 	slices.SortFunc(out, func(a, b Found) int { return strings.Compare(a.Rel, b.Rel) })
 	return out, nil
+}
+
+// glob returns the paths under root that pattern matches, files and
+// symlinks to anything. "**" does not descend into symlinked directories,
+// so a symlink loop cannot make it walk forever.
+func glob(root *os.Root, pattern string) ([]string, error) {
+	if !fs.ValidPath(pattern) {
+		return nil, fmt.Errorf("source pattern %q: must be a relative slash path inside the pipeline root (no \"..\")", pattern)
+	}
+	matches, err := doublestar.Glob(root.FS(), pattern, doublestar.WithFilesOnly(), doublestar.WithNoFollow())
+	if err != nil {
+		return nil, fmt.Errorf("source pattern %q: %w", pattern, err)
+	}
+	if len(matches) == 0 {
+		// A file named exactly that Glob cannot stat (a symlink out of
+		// root, a dangling one) is kept: Open rejects it with the reason.
+		if _, err := root.Lstat(pattern); !errors.Is(err, fs.ErrNotExist) {
+			matches = []string{pattern}
+		}
+	}
+	return matches, nil
+}
+
+func noMatch(root *os.Root, pattern string, excluded int) error {
+	if excluded > 0 {
+		return fmt.Errorf("source pattern %q under %s: matches no file but %d in the pipeline's own output or cache, which are never read", pattern, root.Name(), excluded)
+	}
+	return fmt.Errorf("source pattern %q under %s: matches no file", pattern, root.Name())
+}
+
+// excluder tells whether a path under the root lies in one of the
+// directories a build writes, comparing paths with every symlink resolved.
+type excluder struct {
+	rootDir string   // the root, resolved
+	dirs    []string // the excluded directories, resolved
+}
+
+// newExcluder resolves the excluded directories. One that holds the root
+// is dropped, as nothing written there lies under the root; the root itself
+// cannot be excluded without excluding every source.
+func newExcluder(rootDir string, dirs []string) (excluder, error) {
+	e := excluder{rootDir: resolvePath(rootDir)}
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		r := resolvePath(d)
+		switch {
+		case r == e.rootDir:
+			return e, fmt.Errorf("the pipeline root %s is also a directory the build writes to (%s); give the output and the cache directories of their own, inside the root or not", rootDir, d)
+		case !within(e.rootDir, r):
+			e.dirs = append(e.dirs, r)
+		}
+	}
+	return e, nil
+}
+
+// excludes reports whether rel, a slash path under the root, is in an
+// excluded directory, as named or once its symlinks are resolved.
+func (e excluder) excludes(rel string) bool {
+	named := filepath.Join(e.rootDir, filepath.FromSlash(rel))
+	real, err := filepath.EvalSymlinks(named)
+	for _, d := range e.dirs {
+		if within(named, d) || err == nil && within(real, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// resolvePath returns p absolute with the symlinks of its longest existing
+// prefix resolved: an output directory that does not exist yet still
+// compares equal to the one a later build creates.
+func resolvePath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	rest := ""
+	for dir := abs; ; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if filepath.Dir(dir) == dir {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+	}
+}
+
+// within reports whether path p is dir or lies under it.
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // Opened is one source file opened and checked.
@@ -286,7 +394,7 @@ func Open(root *os.Root, rootDir string, f Found, lim Limits) (_ Opened, err err
 	reject := func(format string, a ...any) error { return Rejectf(f.Rel, format, a...) }
 	file, err := root.Open(f.Rel)
 	if err != nil {
-		return Opened{}, reject("%v", err)
+		return Opened{}, reject("%s", unopenable(root, f.Rel, err))
 	}
 	defer func() { err = errors.Join(err, file.Close()) }()
 	info, err := file.Stat()
@@ -295,6 +403,9 @@ func Open(root *os.Root, rootDir string, f Found, lim Limits) (_ Opened, err err
 	}
 	if !info.Mode().IsRegular() {
 		return Opened{}, reject("not a regular file")
+	}
+	if f.Kind == "" {
+		return Opened{}, reject("unknown kind for extension %q (set kind in the pipeline file)", path.Ext(f.Rel))
 	}
 	limit := lim.MaxTextBytes
 	if f.Kind.IsTable() {
@@ -348,6 +459,27 @@ func Open(root *os.Root, rootDir string, f Found, lim Limits) (_ Opened, err err
 		return Opened{}, reject("%v", err)
 	}
 	return Opened{Source: describe(f, h, info), Data: data, Path: abs}, nil
+}
+
+// unopenable says in words why the file at rel could not be opened through
+// root: os.Root refuses a symlink that leads out of it with a bare "path
+// escapes from parent".
+func unopenable(root *os.Root, rel string, err error) string {
+	li, lerr := root.Lstat(rel)
+	link := lerr == nil && li.Mode()&fs.ModeSymlink != 0
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && link:
+		return "a symlink to nothing (dangling, or its target was deleted)"
+	case errors.Is(err, fs.ErrNotExist):
+		return "the file is gone (deleted or renamed after it was listed)"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied"
+	case errors.Is(err, syscall.ELOOP):
+		return "a loop of symlinks"
+	case link || lerr != nil:
+		return fmt.Sprintf("a symlink that leads outside the pipeline root %s; only files inside it are read (%v)", root.Name(), err)
+	}
+	return err.Error()
 }
 
 func describe(f Found, h hash.Hash, info fs.FileInfo) kg.Source {

@@ -202,6 +202,12 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 		return rep, fmt.Errorf("open pipeline root %s: %w", rootDir, err)
 	}
 	defer func() { err = errors.Join(err, root.Close()) }()
+	outDir := rn.OutDir
+	if outDir == "" {
+		outDir = p.Resolve(p.Output)
+	}
+	// What builds write is never a source, wherever it lies.
+	written := []string{outDir, p.Resolve(p.Output), rn.CacheDir}
 	var found []ingest.Found
 	bySource := map[string]pipelines.Source{}
 	for _, s := range p.Sources {
@@ -210,7 +216,7 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 			found = append(found, ingest.Found{Rel: "postgres:" + s.Name, Kind: kg.KindPostgres, Forced: true, Source: s.Name})
 			continue
 		}
-		f, err := ingest.Discover(root, s.Paths, kg.SourceKind(s.Kind))
+		f, err := ingest.Discover(root, s.Paths, kg.SourceKind(s.Kind), written...)
 		if err != nil {
 			return rep, fmt.Errorf("pipeline %s: source %s: %w", p.Name, s.Name, err)
 		}
