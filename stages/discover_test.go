@@ -7,8 +7,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"kgforge/bundle"
+	"kgforge/llm"
 	"kgforge/pipelines"
 )
 
@@ -88,7 +90,12 @@ resolve: {embeddings: false} # the fake server has no embedding model
 // dangling one are each a rejection naming the path; the build goes on,
 // ends partial and publishes a bundle with the good file.
 func TestRunner_BadPathsFailAlone(t *testing.T) {
-	c, _ := fakeOllama(t, false)
+	// A build of tables asks no LLM: nothing listens at the client's address.
+	c, err := llm.New(llm.Options{Host: "http://" + closedServer, BaseDelay: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
 	outside := t.TempDir()
 	if err := os.WriteFile(filepath.Join(outside, "secret.md"), []byte("# secret\nthe vault code is 1234\n"), 0o600); err != nil {
 		t.Fatal(err)

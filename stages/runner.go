@@ -202,10 +202,6 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 		return rep, fmt.Errorf("open pipeline root %s: %w", rootDir, err)
 	}
 	defer func() { err = errors.Join(err, root.Close()) }()
-	outDir := rn.OutDir
-	if outDir == "" {
-		outDir = p.Resolve(p.Output)
-	}
 	// What builds write is never a source, wherever it lies.
 	written := []string{outDir, p.Resolve(p.Output), rn.CacheDir}
 	var found []ingest.Found
