@@ -26,7 +26,7 @@ const Format = "kgforge-bundle"
 
 // Version is the format version this package writes. A reader of 1.x
 // accepts any 1.y: minor versions only add files, columns or manifest fields.
-const Version = "1.2"
+const Version = "1.3"
 
 // LatestLink is the name of the symbolic link to the newest bundle in an
 // output directory.
@@ -59,6 +59,9 @@ type Manifest struct {
 	Counts         map[string]int64      `json:"counts"`  // rows per table: nodes, edges, chunks, …, vectors:NAME
 	Vectors        map[string]VectorInfo `json:"vectors"` // vector set name → model, dim, rows (since 1.2)
 	Files          map[string]FileInfo   `json:"files"`
+	// TableDigests holds the logical digest of every table of the data
+	// file, by table name (since 1.3; nil in an older bundle).
+	TableDigests map[string]TableDigest `json:"table_digests"`
 }
 
 // Model names a model and its digest on the server that ran it.
@@ -102,6 +105,7 @@ type Writer struct {
 	outDir, buildID, tmp string
 	lock                 *os.File // the locked temporary directory; see stale.go
 	data                 *sql.DB
+	settings             duck.Settings // the data file's, reused for its digests
 	done                 bool
 
 	// Stale names what crashed builds had left in the output directory
@@ -142,7 +146,7 @@ func (w *Writer) Data(ctx context.Context, s duck.Settings) (*sql.DB, error) {
 		if err != nil {
 			return nil, err
 		}
-		w.data = db
+		w.data, w.settings = db, s
 	}
 	return w.data, nil
 }
@@ -172,6 +176,11 @@ func (w *Writer) commit(c Contents, m *Manifest) error {
 		return err
 	}
 	m.Format, m.Version, m.BuildID = Format, Version, w.buildID
+	digests, err := digestData(context.Background(), filepath.Join(w.tmp, DataFile), w.settings)
+	if err != nil {
+		return fmt.Errorf("commit bundle: %w", err)
+	}
+	m.TableDigests = digests
 	written, err := w.writeFiles(c, m)
 	if err != nil {
 		return fmt.Errorf("commit bundle: %w", err)
@@ -454,6 +463,9 @@ func (b *Bundle) verify() error {
 		}
 	}
 	if err := checkManifestVectors(m); err != nil {
+		return err
+	}
+	if err := checkManifestDigests(m); err != nil {
 		return err
 	}
 	if err := b.checkEntries(); err != nil {
