@@ -52,25 +52,3 @@ func loadCmd(g *globals) *cobra.Command {
 	cmd.AddCommand(neo)
 	return cmd
 }
-
-func bundleCmd(*globals) *cobra.Command {
-	cmd := &cobra.Command{Use: "bundle", Short: "Inspect bundles"}
-	cmd.AddCommand(&cobra.Command{
-		Use:   "verify DIR",
-		Short: "Check a bundle's format version, files and checksums",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) (err error) {
-			b, err := bundle.Open(args[0])
-			if err != nil {
-				return err
-			}
-			defer func() { err = errors.Join(err, b.Close()) }()
-			m := b.Manifest
-			fmt.Printf("ok: %s %s build %s, %d files, %d nodes, %d edges, %d chunks\n",
-				m.Format, m.Version, m.BuildID, len(m.Files), m.Counts["nodes"], m.Counts["edges"], m.Counts["chunks"])
-			return nil
-		},
-	})
-	cmd.AddCommand(packCmd())
-	return cmd
-}
