@@ -3,6 +3,11 @@ package review_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"slices"
@@ -119,7 +124,7 @@ func TestReviewBrowserIntegration(t *testing.T) {
 	if got := conceptNames(out.Graph); !slices.Equal(got, want) {
 		t.Fatalf("first build: entity nodes %q, want %q", got, want)
 	}
-	e := newEnv(t, bundle.Contents{Sources: in.Sources, Chunks: in.Chunks, Triplets: in.Triplets, Graph: out.Graph}, review.Options{By: "ana"})
+	e := newEnv(t, bundle.Contents{Sources: in.Sources, Chunks: in.Chunks, Triplets: in.Triplets, Graph: out.Graph}, review.Options{By: "ana", Logger: slog.New(slog.NewTextHandler(t.Output(), nil))})
 	lisbon, porto := 0, 0
 	for _, it := range e.srv.Items() {
 		switch {
@@ -139,6 +144,9 @@ func TestReviewBrowserIntegration(t *testing.T) {
 		chromedp.Headless,
 		chromedp.NoSandbox, // CI runs as root, where Chromium's sandbox cannot start
 		chromedp.DisableGPU,
+		// attacker.example is a name of another site that now resolves to
+		// this machine: the DNS-rebinding path.
+		chromedp.Flag("host-resolver-rules", "MAP attacker.example 127.0.0.1"),
 	)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	t.Cleanup(cancelAlloc)
@@ -164,7 +172,8 @@ func TestReviewBrowserIntegration(t *testing.T) {
 		return strings.TrimSpace(v)
 	}
 
-	if err := chromedp.Do(ctx, chromedp.Navigate(e.http.URL), chromedp.WaitVisible(sel("item-1"))); err != nil {
+	refusesOtherSites(ctx, t, e, lisbon)
+	if err := chromedp.Do(ctx, chromedp.Navigate(e.url), chromedp.WaitVisible(sel("item-1"))); err != nil {
 		t.Fatalf("open the review page: %v", err)
 	}
 	// "Porto plant" and "Porto Plant" are one name to the overrides file,
@@ -226,6 +235,36 @@ func TestReviewBrowserIntegration(t *testing.T) {
 	if len(again.Resolution.UnmatchedOverrides) != 0 {
 		t.Errorf("the rebuild did not apply every override: %+v", again.Resolution.UnmatchedOverrides)
 	}
+}
+
+// refusesOtherSites has the browser try what another site could: read
+// the page through a rebound name, and post a decision, with the page's
+// token, from a page of its own. Both are refused and nothing is written.
+func refusesOtherSites(ctx context.Context, t *testing.T, e *env, item int) {
+	t.Helper()
+	_, port, _ := net.SplitHostPort(e.addr)
+	errorText := func(page string) (string, error) {
+		if err := chromedp.Do(ctx, chromedp.Navigate(page), chromedp.WaitVisible(chromedp.CSS(`[data-testid="error"]`))); err != nil {
+			return "", err
+		}
+		return chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="error"]`)))
+	}
+	if msg, err := errorText("http://attacker.example:" + port + "/"); err != nil || !strings.Contains(msg, "does not answer to the host") {
+		t.Errorf("the review page through a rebound name: %q (%v); want it refused", msg, err)
+	}
+	evil := fmt.Sprintf(`<!doctype html><form method="post" action="%s/items/%d/accept">`+
+		`<input type="hidden" name="token" value="%s"></form><script>document.forms[0].submit()</script>`, e.url, item, e.token(t))
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = io.WriteString(w, evil)
+	}))
+	defer site.Close()
+	for _, page := range []string{site.URL, strings.Replace(site.URL, "127.0.0.1", "attacker.example", 1)} {
+		if msg, err := errorText(page); err != nil || !strings.Contains(msg, "comes from another site") {
+			t.Errorf("a form posted from %s: %q (%v); want it refused", page, msg, err)
+		}
+	}
+	e.untouched(t)
 }
 
 func samePairNames(l consolidate.Link, a, b string) bool {

@@ -7,17 +7,25 @@
 // New reads what the page needs from a bundle into memory (the merge log,
 // its scored pairs, the entity nodes, their relationships and the chunks
 // that hold their evidence), so the bundle can be closed once it returns.
-// The Server it returns is an http.Handler:
+// The Server it returns is an http.Handler, and Serve serves it on a
+// listener with bounded read times:
 //
 //	GET  /                     the items, most doubtful first (?page=N)
-//	GET  /static/...           the page's CSS and script (embedded)
+//	GET  /static/{name}        the page's CSS and script (embedded)
 //	POST /items/{n}/accept     the pair of item n are the same: must_link
 //	POST /items/{n}/reject     the pair of item n are different: cannot_link
 //	POST /items/{n}/split      member (a form field) of item n stays alone: keep_apart
 //
-// Every POST carries the server's token in a hidden field (a request
-// without it is refused with 403), so another site cannot decide through
-// the reviewer's browser. After a decision the server redirects back to
+// Another site must not use the reviewer's browser, so every request
+// passes three guards before it reaches the page (guard.go). Its Host
+// must be a loopback name, the address it came in on or a name of
+// Options.AllowHosts (421 otherwise), which defeats DNS rebinding. A
+// request that may change state must come from the page itself: a
+// Sec-Fetch-Site other than same-origin, or an Origin other than the
+// request's own, is refused with 403. And every POST carries the
+// server's token in a hidden field (403 without it). A malformed path,
+// query or form is answered 400 or 404, a body past 64 KiB 413, one too
+// slow 408. After a decision the server redirects back to
 // the item. Writes are serialised, and each re-reads the overrides file
 // first, so hand edits made while the page is open are kept.
 //

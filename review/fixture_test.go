@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"path/filepath"
 	"regexp"
@@ -126,10 +126,12 @@ func writeBundle(t *testing.T, c bundle.Contents) *bundle.Bundle {
 	return b
 }
 
-// env is a review server over the fixture, and its overrides file.
+// env is a review server over the fixture, served by Server.Serve on a
+// loopback port, and its overrides file.
 type env struct {
 	srv       *review.Server
-	http      *httptest.Server
+	url       string // http://127.0.0.1:PORT
+	addr      string // 127.0.0.1:PORT
 	overrides string
 }
 
@@ -146,9 +148,21 @@ func newEnv(t *testing.T, c bundle.Contents, opts review.Options) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(s)
-	t.Cleanup(hs.Close)
-	return &env{srv: s, http: hs, overrides: opts.Overrides}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	addr := ln.Addr().String()
+	return &env{srv: s, url: "http://" + addr, addr: addr, overrides: opts.Overrides}
 }
 
 // noRedirect is a client that returns redirects instead of following them.
@@ -157,7 +171,7 @@ var noRedirect = &http.Client{CheckRedirect: func(*http.Request, []*http.Request
 // get returns the status and body of GET path.
 func (e *env) get(t *testing.T, path string) (int, string) {
 	t.Helper()
-	resp, err := http.Get(e.http.URL + path)
+	resp, err := http.Get(e.url + path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +200,7 @@ func (e *env) token(t *testing.T) string {
 // and the body, without following a redirect.
 func (e *env) post(t *testing.T, path string, form url.Values) (code int, location, body string) {
 	t.Helper()
-	resp, err := noRedirect.PostForm(e.http.URL+path, form)
+	resp, err := noRedirect.PostForm(e.url+path, form)
 	if err != nil {
 		t.Fatal(err)
 	}

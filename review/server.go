@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,12 +29,21 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultPageSize     = 50
-	DefaultContextBytes = 160
+	DefaultPageSize          = 50
+	DefaultContextBytes      = 160
+	DefaultReadTimeout       = 30 * time.Second
+	DefaultReadHeaderTimeout = 10 * time.Second
 )
 
-// maxForm bounds the body of a decision.
-const maxForm = 64 << 10
+// Limits of Serve: the body of any request (a decision's form is a few
+// hundred bytes), the headers, and the time to write an answer or to keep
+// an idle connection.
+const (
+	maxBody        = 64 << 10
+	maxHeaderBytes = 16 << 10
+	writeTimeout   = 60 * time.Second
+	idleTimeout    = 120 * time.Second
+)
 
 //go:embed templates/*.html
 var templateFS embed.FS
@@ -63,6 +73,16 @@ type Options struct {
 	Logger *slog.Logger
 	// Now gives the time stamped on decisions; nil means time.Now.
 	Now func() time.Time
+	// AllowHosts are the host names (or IP addresses), besides the
+	// loopback names and the address a request came in on, that the page
+	// answers to in a request's Host header: the names a browser uses to
+	// reach it, when it listens on every interface or behind a proxy.
+	// Every other Host is answered 421 Misdirected Request.
+	AllowHosts []string
+	// ReadTimeout bounds the reading of one request, headers and body,
+	// in Serve; 0 means DefaultReadTimeout. Headers alone get at most
+	// DefaultReadHeaderTimeout.
+	ReadTimeout time.Duration
 }
 
 // Server is the review page's http.Handler. It is safe for concurrent use.
@@ -70,6 +90,7 @@ type Server struct {
 	opts  Options
 	data  *mergeLog
 	token string
+	hosts map[string]bool // Options.AllowHosts, lower case
 	log   *slog.Logger
 	mux   *http.ServeMux
 	mu    sync.Mutex // serialises changes to the overrides file
@@ -88,7 +109,12 @@ func New(ctx context.Context, b *bundle.Bundle, opts Options) (*Server, error) {
 	if _, err := consolidate.LoadOverrides(opts.Overrides); err != nil {
 		return nil, fmt.Errorf("review: %w", err)
 	}
+	hosts, err := checkHosts(opts.AllowHosts)
+	if err != nil {
+		return nil, err
+	}
 	opts.PageSize = cmp.Or(opts.PageSize, DefaultPageSize)
+	opts.ReadTimeout = cmp.Or(opts.ReadTimeout, DefaultReadTimeout)
 	opts.ContextBytes = cmp.Or(opts.ContextBytes, DefaultContextBytes)
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -99,17 +125,13 @@ func New(ctx context.Context, b *bundle.Bundle, opts Options) (*Server, error) {
 	}
 	var tok [16]byte
 	_, _ = rand.Read(tok[:]) // crypto/rand.Read never fails
-	s := &Server{opts: opts, data: data, token: hex.EncodeToString(tok[:]), log: opts.Logger}
+	s := &Server{opts: opts, data: data, token: hex.EncodeToString(tok[:]), hosts: hosts, log: opts.Logger}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	static, err := fs.Sub(staticFS, "static")
-	if err != nil {
-		return nil, fmt.Errorf("review: %w", err)
-	}
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("GET /{$}", s.index)
-	s.mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	s.mux.HandleFunc("GET /static/{name}", s.static)
 	s.mux.HandleFunc("POST /items/{n}/{action}", s.decide)
 	s.mux.HandleFunc("/items/{n}/{action}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", http.MethodPost)
@@ -128,14 +150,49 @@ func (s *Server) Items() []Item { return s.data.items }
 // BuildID returns the build id of the bundle under review.
 func (s *Server) BuildID() string { return s.data.buildID }
 
-// ServeHTTP serves the page, its assets and the decisions.
+// ServeHTTP serves the page, its assets and the decisions. It answers
+// only requests whose Host is one the page answers to (421 otherwise),
+// takes a request that may change state only from the page itself (403
+// otherwise), and reads at most 64 KiB of any body (413 past that).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
+	// same-origin, not no-referrer: under no-referrer a browser sends
+	// "Origin: null" with the page's own forms, which sameOrigin refuses.
+	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Cache-Control", "no-store")
+	if !s.hostAllowed(r) {
+		s.log.Warn("review request refused", "reason", "host", "host", r.Host, "method", r.Method, "path", r.URL.Path)
+		s.fail(w, http.StatusMisdirectedRequest, "this page does not answer to the host %q: open it at the address kgforge review printed, "+
+			"or list the name with --allow-host", r.Host)
+		return
+	}
+	if !safeMethod(r.Method) {
+		if why := sameOrigin(r); why != "" {
+			s.log.Warn("review request refused", "reason", "origin", "host", r.Host, "method", r.Method, "path", r.URL.Path,
+				"origin", r.Header.Get("Origin"), "sec_fetch_site", r.Header.Get("Sec-Fetch-Site"))
+			s.fail(w, http.StatusForbidden, "%s: nothing was written; decide from the review page itself", why)
+			return
+		}
+	}
+	if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
+		s.fail(w, http.StatusBadRequest, "the query %q: %v", r.URL.RawQuery, err)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 	s.mux.ServeHTTP(w, r)
+}
+
+// static serves one of the page's embedded assets.
+func (s *Server) static(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	data, err := fs.ReadFile(staticFS, "static/"+name)
+	if !fs.ValidPath(name) || err != nil {
+		s.fail(w, http.StatusNotFound, "no file /static/%s", name)
+		return
+	}
+	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(data))
 }
 
 // itemView is an item with what the overrides file says of it.
@@ -165,10 +222,17 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 	items := s.data.items
 	pages := max(1, (len(items)+s.opts.PageSize-1)/s.opts.PageSize)
 	page := 1
-	if p := r.URL.Query().Get("page"); p != "" {
+	q := r.URL.Query()
+	for k, v := range q {
+		if k != "page" || len(v) > 1 {
+			s.fail(w, http.StatusBadRequest, "the query %q: the page takes one parameter, page=N", r.URL.RawQuery)
+			return
+		}
+	}
+	if p := q.Get("page"); q.Has("page") {
 		n, err := strconv.Atoi(p)
 		switch {
-		case err != nil || n < 1:
+		case err != nil || n < 1 || strconv.Itoa(n) != p:
 			s.fail(w, http.StatusBadRequest, "page %q: want a page number from 1", p)
 			return
 		case n > pages:
@@ -219,9 +283,8 @@ const (
 )
 
 func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	if err := r.ParseForm(); err != nil {
-		s.fail(w, http.StatusBadRequest, "read the form: %v", err)
+		s.fail(w, formErrorCode(err), "read the form: %v", err)
 		return
 	}
 	if tok := r.PostForm.Get("token"); subtle.ConstantTimeCompare([]byte(tok), []byte(s.token)) != 1 {
@@ -229,7 +292,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	n, err := strconv.Atoi(r.PathValue("n"))
-	if err != nil || n < 1 || n > len(s.data.items) {
+	if err != nil || n < 1 || n > len(s.data.items) || strconv.Itoa(n) != r.PathValue("n") {
 		s.fail(w, http.StatusNotFound, "no item %q: this review has items 1 to %d", r.PathValue("n"), len(s.data.items))
 		return
 	}
@@ -286,6 +349,20 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	s.log.Info("review decision", append([]any{"item", n, "action", action, "by", d.By, "overrides", s.opts.Overrides}, logArgs...)...)
 	page := (n-1)/s.opts.PageSize + 1
 	http.Redirect(w, r, fmt.Sprintf("/?page=%d#item-%d", page, n), http.StatusSeeOther)
+}
+
+// formErrorCode is the status for a form that could not be read: too
+// large, too slow, or malformed.
+func formErrorCode(err error) int {
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return http.StatusRequestEntityTooLarge
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return http.StatusRequestTimeout
+	default:
+		return http.StatusBadRequest
+	}
 }
 
 // conflictError is a decision that the overrides file cannot take as it

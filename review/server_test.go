@@ -254,7 +254,7 @@ func TestServer_BadRequests(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			req, err := http.NewRequest(c.method, e.http.URL+c.path, strings.NewReader(c.form.Encode()))
+			req, err := http.NewRequest(c.method, e.url+c.path, strings.NewReader(c.form.Encode()))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -313,7 +313,7 @@ func TestServer_ConcurrentDecisions(t *testing.T) {
 	codes := make([]int, len(posts))
 	for i, p := range posts {
 		wg.Go(func() {
-			resp, err := noRedirect.PostForm(e.http.URL+p, url.Values{"token": {tok}})
+			resp, err := noRedirect.PostForm(e.url+p, url.Values{"token": {tok}})
 			if err != nil {
 				t.Error(err)
 				return
@@ -399,7 +399,7 @@ func TestServer_StaticAndHeaders(t *testing.T) {
 			t.Errorf("GET %s = %d, %d bytes", p, code, len(body))
 		}
 	}
-	resp, err := http.Get(e.http.URL + "/")
+	resp, err := http.Get(e.url + "/")
 	if err != nil {
 		t.Fatal(err)
 	}
