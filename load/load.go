@@ -168,17 +168,8 @@ func (l *Loader) Load(ctx context.Context, b *bundle.Bundle) (st Stats, _ error)
 			return st, nil
 		}
 	}
-	// A build no earlier load started is written with CREATE (faster than
-	// MERGE); one that an earlier load left half-written, with MERGE.
-	known, err := l.read(ctx, "MATCH (b:"+BuildLabel+" {id: $build}) RETURN b.id", map[string]any{"build": build})
-	if err != nil {
-		return fail("look up build", err)
-	}
-	l.fresh = len(known.Records) == 0
-	if err := l.write(ctx, "MERGE (b:"+BuildLabel+" {id: $build}) ON CREATE SET b.started = datetime(), b.current = false "+
-		"SET b.status = $status, b.graph = $graph, b.created = $created",
-		map[string]any{"build": build, "graph": graph, "status": StatusLoading, "created": b.Manifest.Created.UTC().Format(time.RFC3339)}); err != nil {
-		return fail("register build", err)
+	if err := l.begin(ctx, b, graph, prev); err != nil {
+		return fail("begin", err)
 	}
 	t := time.Now()
 	if st.Nodes, err = l.loadNodes(ctx, b, build); err != nil {
@@ -213,6 +204,47 @@ func (l *Loader) Load(ctx context.Context, b *bundle.Bundle) (st Stats, _ error)
 	return st, nil
 }
 
+// begin registers the build as loading in graph, after removing the builds
+// of graph that are neither current nor this one: builds that a load which
+// failed or was killed left in StatusLoading. The build itself, if an
+// earlier load left it half-written, is resumed; a build no earlier load
+// started is written with CREATE (faster than MERGE), a resumed one with
+// MERGE. A build recorded in another graph is refused, so that loading a
+// bundle under a second graph name never takes it from the first.
+func (l *Loader) begin(ctx context.Context, b *bundle.Bundle, graph, prev string) error {
+	build := b.Manifest.BuildID
+	known, err := l.read(ctx, "MATCH (b:"+BuildLabel+" {id: $build}) RETURN coalesce(b.graph, $graph) AS graph",
+		map[string]any{"build": build, "graph": graph})
+	if err != nil {
+		return fmt.Errorf("look up build: %w", err)
+	}
+	l.fresh = len(known.Records) == 0
+	if !l.fresh {
+		owner, _, err := neo4j.GetRecordValue[string](known.Records[0], "graph")
+		if err != nil {
+			return fmt.Errorf("look up build: %w", err)
+		}
+		if owner != graph {
+			return fmt.Errorf("build %s is already loaded as graph %q; a build is loaded into one graph only (drop graph %q first, or load it as %q)",
+				build, owner, owner, owner)
+		}
+	}
+	removed, err := l.removeBuilds(ctx, graph, prev, build)
+	if err != nil {
+		return fmt.Errorf("remove builds left by failed loads: %w", err)
+	}
+	if removed > 0 {
+		l.log.Info("neo4j: removed builds that failed loads left behind", "graph", graph, "nodes", removed)
+	}
+	err = l.write(ctx, "MERGE (b:"+BuildLabel+" {id: $build}) ON CREATE SET b.started = datetime(), b.current = false "+
+		"SET b.status = $status, b.graph = $graph, b.created = $created",
+		map[string]any{"build": build, "graph": graph, "status": StatusLoading, "created": b.Manifest.Created.UTC().Format(time.RFC3339)})
+	if err != nil {
+		return fmt.Errorf("register build: %w", err)
+	}
+	return nil
+}
+
 // loadNodes writes nodes grouped by label set (labels cannot be parameters).
 func (l *Loader) loadNodes(ctx context.Context, b *bundle.Bundle, build string) (count int, _ error) {
 	err := l.parallel(ctx, func(send func(job) error) error { return l.streamNodes(ctx, b, build, &count, send) })
@@ -240,8 +272,8 @@ func (l *Loader) streamNodes(ctx context.Context, b *bundle.Bundle, build string
 	}
 	buffered := 0
 	err := b.Nodes(ctx, func(n kg.Node) error {
-		key := labelKey(n.Labels)
-		batches[key] = append(batches[key], map[string]any{"id": n.ID, "props": nodeProps(n)})
+		key, renamed := labelKey(n)
+		batches[key] = append(batches[key], map[string]any{"id": n.ID, "props": nodeProps(n, renamed)})
 		*count++
 		buffered++
 		if len(batches[key]) >= l.cfg.BatchSize {
@@ -296,7 +328,7 @@ func (l *Loader) streamRels(ctx context.Context, b *bundle.Bundle, build string,
 	}
 	buffered := 0
 	err := b.Edges(ctx, func(e kg.Edge) error {
-		typ := RelType(e.Type)
+		typ := EdgeType(e.Type)
 		rels[typ] = append(rels[typ], map[string]any{"id": e.ID, "src": e.Src, "dst": e.Dst, "props": edgeProps(e)})
 		*count++
 		buffered++
@@ -588,19 +620,31 @@ func (l *Loader) Total(ctx context.Context) (nodes, rels int64, err error) {
 	return nodes, rels, err
 }
 
-func labelKey(labels []string) string {
+// labelKey returns the labels of a node beside NodeLabel, sorted and joined
+// by ":" (NodeTypeLabel keeps reserved names out), and the first label the
+// node had that was renamed for spelling a reserved one.
+func labelKey(n kg.Node) (key, renamed string) {
 	var clean []string
-	for _, l := range labels {
-		if s := Label(l); s != "" && s != NodeLabel && !slices.Contains(clean, s) {
+	for _, l := range n.Labels {
+		s := NodeTypeLabel(n.Kind, l)
+		if s != Label(l) && renamed == "" {
+			renamed = l
+		}
+		if s != "" && !slices.Contains(clean, s) {
 			clean = append(clean, s)
 		}
 	}
 	slices.Sort(clean)
-	return strings.Join(clean, ":")
+	return strings.Join(clean, ":"), renamed
 }
 
-func nodeProps(n kg.Node) map[string]any {
+// nodeProps returns the properties of a node; renamed is the label that
+// labelKey renamed, kept as the property type unless the node has one.
+func nodeProps(n kg.Node, renamed string) map[string]any {
 	p := map[string]any{"name": n.Name, "kind": string(n.Kind)}
+	if _, ok := n.Properties["type"]; !ok && renamed != "" {
+		p["type"] = renamed
+	}
 	if n.Description != "" {
 		p["description"] = n.Description
 	}

@@ -49,12 +49,20 @@ func TestSanitizers(t *testing.T) {
 func FuzzSanitizers(f *testing.F) {
 	f.Add("`}) DETACH DELETE n //")
 	f.Add("ünïcode`\"'")
+	f.Add("kg build")
+	f.Add("has chunk")
 	f.Fuzz(func(t *testing.T, s string) {
 		if l := Label(s); !labelRe.MatchString(l) || len(l) > maxIdent {
 			t.Fatalf("Label(%q) = %q", s, l)
 		}
 		if r := RelType(s); !relRe.MatchString(r) || len(r) > maxIdent+1 {
 			t.Fatalf("RelType(%q) = %q", s, r)
+		}
+		if l := NodeTypeLabel(kg.NodeConcept, s); !labelRe.MatchString(l) || (foldIn(l, reservedLabels) && l != "Entity") {
+			t.Fatalf("NodeTypeLabel(concept, %q) = %q", s, l)
+		}
+		if r := EdgeType(s); !relRe.MatchString(r) || (foldIn(r, reservedRelTypes) && r != s) {
+			t.Fatalf("EdgeType(%q) = %q", s, r)
 		}
 	})
 }
@@ -223,7 +231,7 @@ func bundleState(g kg.Graph) []string {
 		lines = append(lines, n.ID+"|"+n.Name+"|"+n.Description)
 	}
 	for _, e := range g.Edges {
-		lines = append(lines, e.Src+"-"+RelType(e.Type)+"->"+e.Dst+"|"+e.ID)
+		lines = append(lines, e.Src+"-"+EdgeType(e.Type)+"->"+e.Dst+"|"+e.ID)
 	}
 	slices.Sort(lines)
 	return lines

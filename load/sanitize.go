@@ -1,8 +1,11 @@
 package load
 
 import (
+	"slices"
 	"strings"
 	"unicode"
+
+	"kgforge/kg"
 )
 
 const maxIdent = 64
@@ -58,4 +61,57 @@ func RelType(s string) string {
 		return "RELATED_TO"
 	}
 	return b.String()
+}
+
+// kindLabels is the label of each node kind's structural nodes.
+var kindLabels = map[kg.NodeKind]string{
+	kg.NodeConcept: "Entity", kg.NodeDocument: "Document", kg.NodeChunk: "Chunk",
+	kg.NodeTable: "Table", kg.NodeColumn: "Column",
+}
+
+// reservedLabels are the labels kgforge gives itself: NodeLabel and
+// BuildLabel, on which the loader's constraints and queries rest, and the
+// label of each node kind. An extracted type never becomes one of them.
+var reservedLabels = []string{NodeLabel, BuildLabel, "Entity", "Document", "Chunk", "Table", "Column"}
+
+// reservedRelTypes are the types of the structural relationships that
+// consolidate writes (document to chunk, chunk to entity, table to column,
+// table to table). An extracted predicate never becomes one of them.
+var reservedRelTypes = []string{"HAS_CHUNK", "MENTIONS", "HAS_COLUMN", "JOINS"}
+
+// Suffixes that turn an extracted type spelling a reserved name into one
+// of its own.
+const (
+	reservedLabelSuffix   = "Type"
+	reservedRelTypeSuffix = "_REL"
+)
+
+// NodeTypeLabel returns the label that the label or type s gets on a node
+// of kind k: Label(s), except that a reserved label (compared without
+// regard to case) other than k's own gets the suffix "Type". An entity
+// typed "KGBuild" is (:KGNode:Entity:KGBuildType {type: "KGBuild"}), never
+// a build record; one typed "document" is a DocumentType, never a Document.
+func NodeTypeLabel(k kg.NodeKind, s string) string {
+	l := Label(s)
+	if l == "" || l == kindLabels[k] || !foldIn(l, reservedLabels) {
+		return l
+	}
+	return l + reservedLabelSuffix
+}
+
+// EdgeType returns the relationship type of an edge typed s: RelType(s),
+// except that a type spelling a reserved one (without regard to case)
+// gets the suffix "_REL" unless s is that reserved type exactly, as
+// consolidate writes its structural edges (extracted predicates are lower
+// snake case): a fact "mentions" is MENTIONS_REL, never MENTIONS.
+func EdgeType(s string) string {
+	t := RelType(s)
+	if s == t || !foldIn(t, reservedRelTypes) {
+		return t
+	}
+	return t + reservedRelTypeSuffix
+}
+
+func foldIn(s string, names []string) bool {
+	return slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(s, n) })
 }
