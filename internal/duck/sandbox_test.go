@@ -350,7 +350,7 @@ func TestSandbox_PrivateDirectoryIsRemoved(t *testing.T) {
 func TestSandboxStopsARunawayQueryAtItsTimeLimit(t *testing.T) {
 	sb := openFixture(t, sandboxFixture(t), SandboxLimits{Timeout: 200e6}) // 200 ms
 	_, _, _, err := sb.Query(context.Background(),
-		"SELECT sum(a.range + b.range) FROM range(1000000000) a, range(1000000000) b", 1)
+		"SELECT sum(a.range + b.range) FROM range(1000000000) a, range(100000) b", 1)
 	if !errors.Is(err, ErrTimeLimit) {
 		t.Fatalf("cross join: err = %v, want ErrTimeLimit", err)
 	}
