@@ -2,8 +2,12 @@
 // (format v1, specified in docs/bundle.md): it writes a bundle into a
 // temporary directory beside its destination and renames it into place only
 // when whole, and it opens and verifies bundles, refusing a wrong format
-// version, a missing file, a checksum mismatch or a path that escapes the
-// bundle.
+// version, a missing file, a checksum mismatch, a path that escapes the
+// bundle, or any entry of the bundle directory the manifest does not list.
+//
+// The manifest records a logical digest of every data table (format 1.3):
+// Bundle.VerifyTables recomputes them, and Compare tells two bundles apart
+// by content although the bytes of their DuckDB files differ.
 //
 // Vector sets are Arrow IPC files that Bundle.Vectors memory-maps. Pack
 // writes a bundle as one .tar archive, which Open accepts as well as a
