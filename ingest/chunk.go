@@ -19,6 +19,8 @@ type ChunkOptions struct {
 	Overlap int // tokens repeated from the end of the previous chunk; 0 means none
 	// Count counts the tokens of a text; nil means CountTokens (cl100k_base).
 	Count func(string) int
+
+	maxChunks int // stop after this many chunks and one more; 0: no bound (ChunkWithin sets it)
 }
 
 // Default chunk sizes, in tokens: about 1,200 bytes of English prose, room
@@ -39,15 +41,50 @@ var cl100k = sync.OnceValue(func() tokenizer.Codec {
 	return c
 })
 
-// CountTokens returns the number of cl100k_base tokens in s.
+// countSegment bounds the text the tokenizer is given at once. Its memory
+// grows with the longest piece it merges (about 50 bytes a byte): a 50 MB
+// word once held 3.5 GB.
+const countSegment = 64 << 10
+
+// CountTokens returns the number of cl100k_base tokens in s. A text longer
+// than 64 KiB is counted in segments cut before white space (inside a run
+// longer than a segment, between runes), which bounds the tokenizer's
+// memory and may count a token more at each cut of such a run.
 func CountTokens(s string) int {
+	n := 0
+	for len(s) > 0 {
+		cut := segmentEnd(s, countSegment)
+		n += countAll(s[:cut])
+		s = s[cut:]
+	}
+	return n
+}
+
+func countAll(s string) int {
 	n, err := cl100k().Count(strings.ToValidUTF8(s, "\uFFFD"))
 	if err != nil {
 		// The split expression failed (a regexp2 timeout on pathological
-		// input): fall back to an estimate of four bytes per token.
-		return (len(s) + 3) / 4
+		// input): fall back to the estimate.
+		return EstimateTokens(s)
 	}
 	return n
+}
+
+// segmentEnd returns where the first segment of at most limit bytes of s
+// ends: before its last white space, else at a rune boundary.
+func segmentEnd(s string, limit int) int {
+	if len(s) <= limit {
+		return len(s)
+	}
+	if i := strings.LastIndexFunc(s[:limit], unicode.IsSpace); i > 0 {
+		return i
+	}
+	for i := limit; i > limit-utf8.UTFMax; i-- {
+		if utf8.RuneStart(s[i]) {
+			return i
+		}
+	}
+	return limit
 }
 
 // Chunk cuts a document into chunks of at most opt.Size tokens. A section
@@ -74,9 +111,17 @@ func Chunk(doc Document, opt ChunkOptions) []kg.Chunk {
 		c.lines = newlineIndex(doc.Text)
 	}
 	for _, sec := range doc.Sections {
+		if c.full() {
+			break
+		}
 		c.section(sec)
 	}
 	return c.out
+}
+
+// full reports whether the chunker has more chunks than opt.maxChunks.
+func (c *chunker) full() bool {
+	return c.opt.maxChunks > 0 && len(c.out) > c.opt.maxChunks
 }
 
 type chunker struct {
@@ -124,7 +169,7 @@ func (c *chunker) section(sec Section) {
 			n = c.count(c.text(units[i].span.Start, units[j].span.End))
 		}
 		c.emit(sec, kg.Span{Start: units[i].span.Start, End: units[j].span.End}, n)
-		if j+1 >= len(units) {
+		if j+1 >= len(units) || c.full() {
 			break
 		}
 		next, tail := j+1, 0

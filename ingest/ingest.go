@@ -34,6 +34,12 @@ type Limits struct {
 	MaxUnzipped   int64 // the total uncompressed size of a zip container (DOCX, XLSX)
 	MaxRatio      int64 // the largest uncompressed/compressed ratio of one zip entry
 	MaxRecords    int   // records of one JSON, JSONL or log source
+
+	// The budget of one text-like source, checked before any of its
+	// chunks reaches a model (CheckBudget, ChunkWithin).
+	MaxChunks    int // chunks of one source
+	MaxTokens    int // estimated tokens of one source's text (EstimateTokens)
+	MaxWordBytes int // the longest run of text without white space, which no chunk can cut
 }
 
 // DefaultLimits are the limits a pipeline gets unless it sets its own.
@@ -43,6 +49,9 @@ var DefaultLimits = Limits{
 	MaxUnzipped:   1 << 30,
 	MaxRatio:      200,
 	MaxRecords:    1_000_000,
+	MaxChunks:     20_000,    // as many model calls; about 5 million tokens at the default chunk size
+	MaxTokens:     5_000_000, // about 20 MB of English text
+	MaxWordBytes:  8 << 10,   // random letters or base64 this long is 4,400 to 5,900 tokens: one chunk within the default context
 }
 
 // MaxSourceBytes is the default bound on one text-like source's size.
@@ -65,6 +74,15 @@ func (l Limits) WithDefaults() Limits {
 	}
 	if l.MaxRecords > 0 {
 		d.MaxRecords = l.MaxRecords
+	}
+	if l.MaxChunks > 0 {
+		d.MaxChunks = l.MaxChunks
+	}
+	if l.MaxTokens > 0 {
+		d.MaxTokens = l.MaxTokens
+	}
+	if l.MaxWordBytes > 0 {
+		d.MaxWordBytes = l.MaxWordBytes
 	}
 	return d
 }

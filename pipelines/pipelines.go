@@ -69,6 +69,12 @@ type Limits struct {
 	MaxUnzipped   int64 `yaml:"max_unzipped_bytes"` // a DOCX or XLSX once uncompressed; default 1 GiB
 	MaxRatio      int64 `yaml:"max_zip_ratio"`      // uncompressed/compressed of one zip entry; default 200
 	MaxRecords    int   `yaml:"max_records"`        // records of one JSON, JSONL or log source; default 1000000
+
+	// The budget of one text-like source, checked before any of its chunks
+	// reaches the model; a source over it is rejected alone.
+	MaxChunks    int `yaml:"max_chunks"`     // chunks (model calls) of one source; default 20000
+	MaxTokens    int `yaml:"max_tokens"`     // estimated tokens (4 bytes a token) of one source's text; default 5000000
+	MaxWordBytes int `yaml:"max_word_bytes"` // the longest run of text without white space, which no chunk can cut; default 8192
 }
 
 // LLM names the models and how hard to drive the server.
@@ -284,9 +290,7 @@ func (p *Pipeline) Validate() error {
 		}
 	}
 	checkChunking(bad, "chunking", p.Chunking)
-	if p.Limits.MaxTextBytes < 0 || p.Limits.MaxTableBytes < 0 || p.Limits.MaxUnzipped < 0 || p.Limits.MaxRatio < 0 || p.Limits.MaxRecords < 0 {
-		bad("limits", p.Limits, "must not be negative (0 means the default)")
-	}
+	checkLimits(bad, p.Limits)
 	if p.LLM.ChatModel == "" {
 		bad("llm.chat_model", `""`, "is required")
 	}
@@ -326,6 +330,21 @@ func (p *Pipeline) Validate() error {
 		bad("duckdb.threads", p.DuckDB.Threads, "must not be negative")
 	}
 	return errors.Join(errs...)
+}
+
+func checkLimits(bad func(string, any, string), l Limits) {
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"max_text_bytes", l.MaxTextBytes}, {"max_table_bytes", l.MaxTableBytes}, {"max_unzipped_bytes", l.MaxUnzipped},
+		{"max_zip_ratio", l.MaxRatio}, {"max_records", int64(l.MaxRecords)},
+		{"max_chunks", int64(l.MaxChunks)}, {"max_tokens", int64(l.MaxTokens)}, {"max_word_bytes", int64(l.MaxWordBytes)},
+	} {
+		if f.v < 0 {
+			bad("limits."+f.name, f.v, "must not be negative (0 means the default)")
+		}
+	}
 }
 
 func checkResolve(bad func(string, any, string), r Resolution) {

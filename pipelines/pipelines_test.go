@@ -85,3 +85,14 @@ func TestLoad_ExtractSchema(t *testing.T) {
 		t.Errorf("defaults: %+v", d.Extract)
 	}
 }
+
+func TestLoad_LimitsPerSource(t *testing.T) {
+	p, err := Load("testdata/limits.good.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Limits{MaxTextBytes: 1 << 20, MaxChunks: 500, MaxTokens: 100_000, MaxWordBytes: 2048}
+	if p.Limits != want {
+		t.Errorf("limits = %+v, want %+v", p.Limits, want)
+	}
+}

@@ -143,3 +143,44 @@ resolve: {embeddings: false}
 		t.Errorf("run report: %v", err)
 	}
 }
+
+// TestRunner_SourcesOverTheirBudgetFailAlone: a source with more chunks,
+// more estimated tokens or a longer word than the pipeline's limits is
+// rejected with the limit to raise, and none of its chunks reaches the
+// model; the other sources are built.
+func TestRunner_SourcesOverTheirBudgetFailAlone(t *testing.T) {
+	c, chats := fakeOllama(t, false)
+	prose := strings.Repeat("Velora Cycles buys aluminium frames from Kestrel Alloys. ", 30)
+	p := sourceTree(t, t.TempDir(), map[string]string{
+		"docs/good.md":  "# Plants\nThe Porto plant assembles the Trail bike.\n",
+		"docs/many.md":  prose,
+		"docs/big.txt":  strings.Repeat(prose, 3),
+		"docs/blob.txt": "An image: " + strings.Repeat("iVBORw0KGgo", 40) + "\n",
+	}, `name: t
+sources:
+  - {name: docs, paths: ["docs/*"], chunking: {size: 50, overlap: 10}}
+llm: {chat_model: m}
+limits: {max_chunks: 5, max_tokens: 1000, max_word_bytes: 400}
+resolve: {embeddings: false}
+`)
+	rep, err := (&Runner{LLM: c, CacheDir: t.TempDir(), OutDir: t.TempDir()}).Run(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"docs/many.md":  "more than limits.max_chunks 5 chunks",
+		"docs/big.txt":  "more than limits.max_tokens 1000",
+		"docs/blob.txt": "440 bytes without white space at line 1, more than limits.max_word_bytes 400",
+	}
+	if rep.Status != StatusPartial || len(rep.Rejected) != len(want) {
+		t.Fatalf("status %s, rejected %+v; want partial with %d rejections", rep.Status, rep.Rejected, len(want))
+	}
+	for _, rj := range rep.Rejected {
+		if reason, ok := want[rj.Item]; !ok || !strings.Contains(rj.Reason, rj.Item) || !strings.Contains(rj.Reason, reason) {
+			t.Errorf("rejection %+v; want one per source over its budget saying %q", rj, reason)
+		}
+	}
+	if rep.Sources != 1 || rep.Chunks != 1 || chats.Load() != 1 {
+		t.Errorf("%d sources, %d chunks, %d model calls; want only docs/good.md's one chunk", rep.Sources, rep.Chunks, chats.Load())
+	}
+}

@@ -274,8 +274,8 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 				}
 				continue
 			}
-			sources = append(sources, src)
 			if src.Kind.IsTable() {
+				sources = append(sources, src)
 				for _, t := range loaded {
 					for _, w := range t.Warnings {
 						rep.warn("ingest", f.Rel, fmt.Sprintf("table %s: %s", t.Name, w))
@@ -288,7 +288,17 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 			if ps.Chunking != nil {
 				chunking = *ps.Chunking
 			}
-			for _, c := range ingest.Chunk(doc, ingest.ChunkOptions{Size: chunking.Size, Overlap: chunking.Overlap}) {
+			// A source over its budget is rejected before any of its
+			// chunks reaches the model.
+			cs, err := ingest.ChunkWithin(doc, ingest.ChunkOptions{Size: chunking.Size, Overlap: chunking.Overlap}, opt.Limits)
+			if err != nil {
+				if err := rep.rejectOrFail("ingest", f.Rel, err); err != nil {
+					return err
+				}
+				continue
+			}
+			sources = append(sources, src)
+			for _, c := range cs {
 				chunks = append(chunks, c)
 				if rn.Progress != nil {
 					rn.Progress.Queued()
@@ -537,6 +547,7 @@ func ingestLimits(l pipelines.Limits) ingest.Limits {
 	return ingest.Limits{
 		MaxTextBytes: l.MaxTextBytes, MaxTableBytes: l.MaxTableBytes, MaxUnzipped: l.MaxUnzipped,
 		MaxRatio: l.MaxRatio, MaxRecords: l.MaxRecords,
+		MaxChunks: l.MaxChunks, MaxTokens: l.MaxTokens, MaxWordBytes: l.MaxWordBytes,
 	}.WithDefaults()
 }
 
