@@ -323,6 +323,23 @@ func TestSandboxNeverReplaysAWALBesideTheDataFile(t *testing.T) {
 	if _, rows, _, err := sb.Query(ctx, "SELECT count(*) FROM orders", 1); err != nil || rows[0][0] != "5" {
 		t.Errorf("sandbox counts %v rows (%v), want 5: the WAL was replayed", rows, err)
 	}
+
+	// A data file that is a symbolic link is copied, not linked: DuckDB
+	// would look for the WAL beside the link's target.
+	elsewhere := t.TempDir()
+	if err := os.Rename(data, filepath.Join(elsewhere, "data.duckdb")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(data+".wal", filepath.Join(elsewhere, "data.duckdb.wal")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(elsewhere, "data.duckdb"), data); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	linked := openFixture(t, dir, SandboxLimits{})
+	if _, rows, _, err := linked.Query(ctx, "SELECT count(*) FROM orders", 1); err != nil || rows[0][0] != "5" {
+		t.Errorf("through a symbolic link the sandbox counts %v rows (%v), want 5: the WAL was replayed", rows, err)
+	}
 }
 
 func TestSandbox_PrivateDirectoryIsRemoved(t *testing.T) {
