@@ -100,10 +100,16 @@ func TestAgent_QueryStoppedAtALimitIsAnErrorTheLoopGoesOn(t *testing.T) {
 		name, query, want string
 		lim               duck.SandboxLimits
 	}{
-		{"time", "SELECT sum(a.range + b.range) FROM range(1000000000) a, range(100000) b",
-			"error: query stopped after 200ms", duck.SandboxLimits{Timeout: 200 * time.Millisecond}},
-		{"memory", "SELECT count(DISTINCT 'key-' || range::VARCHAR) FROM range(50000000)",
-			"error: query stopped at 64MiB", duck.SandboxLimits{MemoryLimit: "64MiB", Threads: 1}},
+		{
+			"time", "SELECT sum(a.range + b.range) FROM range(1000000000) a, range(100000) b",
+			"error: query stopped after 200ms",
+			duck.SandboxLimits{Timeout: 200 * time.Millisecond},
+		},
+		{
+			"memory", "SELECT count(DISTINCT 'key-' || range::VARCHAR) FROM range(50000000)",
+			"error: query stopped at 64MiB",
+			duck.SandboxLimits{MemoryLimit: "64MiB", Threads: 1},
+		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -30,7 +30,10 @@ type LimitError struct {
 	limit, cause error
 }
 
-func (e *LimitError) Error() string   { return e.msg }
+// Error returns the short message meant for the user or the model.
+func (e *LimitError) Error() string { return e.msg }
+
+// Unwrap returns the limit's sentinel and DuckDB's error.
 func (e *LimitError) Unwrap() []error { return []error{e.limit, e.cause} }
 
 const limitHint = "add a WHERE or a LIMIT, or aggregate before joining"
