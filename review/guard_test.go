@@ -212,6 +212,12 @@ func TestServeBoundsSlowAndLargeRequests(t *testing.T) {
 			t.Fatalf("the server held a request whose headers never ended: %v", err)
 		}
 	})
+	t.Run("large headers", func(t *testing.T) {
+		code, _ := e.raw(t, rawReq{method: "GET", target: "/", host: e.addr, header: map[string][]string{"X-Big": {strings.Repeat("x", 64<<10)}}})
+		if code != http.StatusRequestHeaderFieldsTooLarge {
+			t.Errorf("64 KiB of headers = %d, want 431", code)
+		}
+	})
 	t.Run("large body", func(t *testing.T) {
 		big := form + "&note=" + strings.Repeat("x", 1<<20)
 		code, body := e.raw(t, rawReq{method: "POST", target: "/items/1/accept", host: e.addr, body: big})
