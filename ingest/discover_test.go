@@ -111,11 +111,12 @@ func TestDiscover_LeavesOutWhatThePipelineWrites(t *testing.T) {
 }
 
 // TestOpen_BadPathsFailAlone: discovery lists a symlink out of the root, a
-// dangling one, a loop and a file deleted after listing, instead of failing
-// the build; Open rejects each alone, naming it and the reason.
+// dangling one, a loop, a file deleted after listing and a file of unknown
+// kind, instead of failing the build; Open rejects each alone, naming it and
+// the reason.
 func TestOpen_BadPathsFailAlone(t *testing.T) {
 	outside := writeTree(t, t.TempDir(), map[string]string{"secret.txt": "secret", "dir/s.md": "# s"})
-	dir := writeTree(t, t.TempDir(), map[string]string{"docs/good.md": "# good\ntext", "docs/gone.md": "# soon gone"})
+	dir := writeTree(t, t.TempDir(), map[string]string{"docs/good.md": "# good\ntext", "docs/gone.md": "# soon gone", "docs/NOTES": "no extension"})
 	for link, target := range map[string]string{
 		"docs/escape.md":     filepath.Join(outside, "secret.txt"),
 		"docs/escape-rel.md": filepath.Join("..", "..", filepath.Base(outside), "secret.txt"),
@@ -126,7 +127,7 @@ func TestOpen_BadPathsFailAlone(t *testing.T) {
 		must(t, os.Symlink(target, filepath.Join(dir, filepath.FromSlash(link))))
 	}
 	root := openRoot(t, dir)
-	found, err := Discover(root, []string{"docs/*.md", "docs/outdir/s.md"}, "")
+	found, err := Discover(root, []string{"docs/*.md", "docs/outdir/s.md", "docs/NOTES"}, "")
 	must(t, err)
 	must(t, os.Remove(filepath.Join(dir, "docs", "gone.md"))) // deleted between listing and reading
 	want := map[string]string{
@@ -136,6 +137,7 @@ func TestOpen_BadPathsFailAlone(t *testing.T) {
 		"docs/gone.md":       "the file is gone",
 		"docs/loop.md":       "a loop of symlinks",
 		"docs/outdir/s.md":   "a symlink that leads outside the pipeline root",
+		"docs/NOTES":         `unknown kind for extension "" (set kind in the pipeline file)`,
 	}
 	if got := rels(found); len(got) != len(want)+1 {
 		t.Fatalf("found %q, want the good file and every bad path", got)

@@ -259,7 +259,8 @@ type Found struct {
 // a match that is in one of them, or is a symlink that resolves into one, is
 // left out, so that a build never reads back what a build wrote. A match
 // that cannot be examined (a symlink leading outside root, a dangling one, a
-// file deleted since it was listed) is kept, for Open to reject alone.
+// file deleted since it was listed) or whose kind is unknown is kept, for
+// Open to reject alone.
 func Discover(root *os.Root, patterns []string, kind kg.SourceKind, exclude ...string) ([]Found, error) {
 	var out []Found
 	seen := map[string]bool{}
@@ -286,10 +287,7 @@ func Discover(root *os.Root, patterns []string, kind kg.SourceKind, exclude ...s
 			seen[m] = true
 			k := kind
 			if k == "" {
-				k = KindOf(m)
-			}
-			if k == "" && err == nil {
-				return nil, fmt.Errorf("source %s: unknown kind for extension %q (set kind in the pipeline file)", m, path.Ext(m))
+				k = KindOf(m) // empty for an unknown extension, which Open rejects
 			}
 			out = append(out, Found{Rel: m, Kind: k, Forced: kind != ""})
 		}
