@@ -28,7 +28,7 @@ var allowed = map[string][]string{
 	"ingest/xlsx":    {"ingest", "kg", "internal/duck"},
 	"ingest/sqldb":   {"ingest", "kg", "internal/duck"},
 	"extract":        {"kg", "llm", "prompts"},
-	"consolidate":    {"consolidate/resolve", "kg", "llm", "prompts", "internal/duck"},
+	"consolidate":    {"consolidate/resolve", "consolidate/link", "kg", "llm", "prompts", "internal/duck"},
 	"load":           {"kg", "bundle"},
 	"bundle":         {"kg", "internal/duck"},
 	"agent":          {"bundle", "llm", "prompts", "kg", "internal/duck"},
@@ -43,6 +43,7 @@ var allowed = map[string][]string{
 	"prompts":        {},
 
 	"consolidate/resolve": {"kg"},
+	"consolidate/link":    {"kg", "consolidate/resolve", "internal/duck"},
 }
 
 // owners says which one package may import each outside system.

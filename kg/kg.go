@@ -248,12 +248,58 @@ type MergeLink struct {
 	Doubt     float64  `json:"doubt"`    // 0..1, higher is more doubtful: the review page shows these first
 }
 
+// The link types between the semantic layer and the data layer. A link in
+// the linked band is also an edge of the graph, of the same type.
+const (
+	LinkRepresentedBy = "REPRESENTED_BY" // a concept → the table whose rows are instances of it
+	LinkMeasuredBy    = "MEASURED_BY"    // a quantity, KPI or rule → a column that holds or decides it
+	LinkRowOf         = "ROW_OF"         // a row entity → its table (the key is a property)
+	LinkSameAs        = "SAME_AS"        // an extracted entity → the row entity it was resolved to
+)
+
+// The bands of a link, like the merge bands.
+const (
+	LinkBandLinked    = "linked"    // the link is in the graph
+	LinkBandUncertain = "uncertain" // left out of the graph and shown for review
+	LinkBandNone      = "none"      // a candidate below the bands, or refused by an expert
+)
+
+// Link is one scored candidate link from a node of the semantic layer (an
+// entity or concept) to one of the data layer (a table, a column, a row
+// entity). Every candidate the link step scored is logged, linked or not.
+type Link struct {
+	ID        string   `json:"id"`       // EdgeID(Src, Type, Dst)
+	Src       string   `json:"src"`      // node id of the entity or concept
+	SrcName   string   `json:"src_name"` // its name
+	Dst       string   `json:"dst"`      // node id of the table, column or row entity
+	Target    string   `json:"target"`   // TABLE, TABLE.COLUMN or TABLE[KEY]: what an expert names in the overrides file
+	Type      string   `json:"type"`     // one of the Link* types
+	Score     float64  `json:"score"`    // 0..1
+	Signals   []string `json:"signals"`  // what made the candidate, e.g. name_match, cosine:0.83, value_overlap:0.9
+	Band      string   `json:"band"`     // one of the LinkBand* values
+	Rule      string   `json:"rule"`     // what decided, e.g. score_high, must_link, cannot_link
+	DecidedBy string   `json:"decided_by"`
+	Evidence  []string `json:"evidence,omitempty"` // CHUNK_ID:START-END in the source, or TABLE[KEY] rows
+}
+
+// RowEntityProps are the property names a row entity carries: the table it
+// comes from, the key column and the row's key.
+const (
+	PropTable     = "table"
+	PropKeyColumn = "key_column"
+	PropKey       = "key"
+)
+
+// RowTarget names one row of a table for links and overrides: TABLE[KEY].
+func RowTarget(table, key string) string { return table + "[" + key + "]" }
+
 // Graph is the consolidated graph that the load stage writes.
 type Graph struct {
 	Nodes      []Node          `json:"nodes"`
 	Edges      []Edge          `json:"edges"`
 	Merges     []MergeDecision `json:"merges"`
 	MergeLinks []MergeLink     `json:"merge_links"`
+	Links      []Link          `json:"links"`
 }
 
 // NormalizeName folds case and white space so that names that differ only in
