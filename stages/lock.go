@@ -111,8 +111,7 @@ func lockOutput(outDir string, me Holder) (*outputLock, error) {
 func busy(outDir string, f *os.File, lockErr error) error {
 	var err error
 	if errors.Is(lockErr, syscall.EWOULDBLOCK) {
-		h, _ := readHolder(f) // unreadable: the message says so
-		err = &BusyError{Out: outDir, Holder: h}
+		err = &BusyError{Out: outDir, Holder: awaitHolder(f)}
 	} else {
 		err = fmt.Errorf("lock output %s: %w", outDir, lockErr)
 	}
@@ -120,6 +119,25 @@ func busy(outDir string, f *os.File, lockErr error) error {
 		return errors.Join(err, cerr)
 	}
 	return err
+}
+
+// holderWait is how long a build that finds the lock held waits for the
+// holder to write its name: the holder locks the file first and writes it
+// just after, so a contender can come between the two.
+const holderWait = 2 * time.Second
+
+// awaitHolder reads the holder a held lock file names, waiting up to
+// holderWait for it to be written; an empty Holder when it never is (the
+// message then says so).
+func awaitHolder(f *os.File) Holder {
+	deadline := time.Now().Add(holderWait)
+	for {
+		h, err := readHolder(f)
+		if (err == nil && h.BuildID != "") || time.Now().After(deadline) {
+			return h
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // readHolder reads the holder a lock file names.

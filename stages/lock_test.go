@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -177,5 +178,35 @@ func TestRunner_LockOfAKilledBuildIsTakenOver(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("report warnings %+v do not name the takeover", rep.Warnings)
+	}
+}
+
+// TestLockOutput_BusyWaitsForTheHolderToWriteItsName takes the lock the way
+// a build does but writes the holder's name only later, as a build that was
+// just scheduled out between its flock and its write would: the contender
+// must still name the holder, not "another build".
+func TestLockOutput_BusyWaitsForTheHolderToWriteItsName(t *testing.T) {
+	dir := t.TempDir()
+	f, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	holder := &outputLock{f: f, path: f.Name()}
+	me := newHolder("20261201T000000Z-late", time.Now())
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		_ = holder.write(me)
+	}()
+	_, err = lockOutput(dir, newHolder("second", time.Now()))
+	var busy *BusyError
+	if !errors.As(err, &busy) {
+		t.Fatalf("lockOutput beside a held lock: %v, want a *BusyError", err)
+	}
+	if busy.Holder.BuildID != me.BuildID || busy.Holder.PID != me.PID {
+		t.Errorf("busy names %+v, want the holder %+v", busy.Holder, me)
 	}
 }
