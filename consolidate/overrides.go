@@ -28,6 +28,9 @@ type Overrides struct {
 	KeepApart []Single `yaml:"keep_apart,omitempty"`
 	// Rename gives the node that holds a name another canonical name.
 	Rename []Rename `yaml:"rename,omitempty"`
+	// Links are the decisions on links between the semantic layer and the
+	// data layer, which the link step applies before any score.
+	Links *LinkOverrides `yaml:"links,omitempty"`
 }
 
 // Decision says who decided, when and why.
@@ -58,8 +61,9 @@ type Rename struct {
 }
 
 const overridesHeader = `# kgforge merge overrides: expert decisions applied by every build before
-# automatic merging. Names match after folding case, accents, punctuation and
-# white space. Written by "kgforge review"; safe to edit by hand.
+# automatic merging and linking. Names match after folding case, accents,
+# punctuation and white space; link targets (TABLE, TABLE.COLUMN, TABLE[KEY])
+# match as written. Written by "kgforge review"; safe to edit by hand.
 `
 
 // LoadOverrides reads an overrides file. A file that does not exist is an
@@ -113,6 +117,9 @@ func (o *Overrides) Validate() error {
 		if strings.TrimSpace(r.Member) == "" || strings.TrimSpace(r.To) == "" {
 			errs = append(errs, fmt.Errorf("rename[%d]: member and to are both required", i))
 		}
+	}
+	if o.Links != nil {
+		errs = append(errs, o.Links.validate())
 	}
 	return errors.Join(errs...)
 }

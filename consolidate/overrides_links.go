@@ -1,0 +1,191 @@
+package consolidate
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"kgforge/consolidate/link"
+	"kgforge/consolidate/resolve"
+	"kgforge/kg"
+)
+
+// LinkOverrides is the links: section of an overrides file: experts'
+// decisions on links between an entity or concept, named by its name as
+// the graph has it (matched after resolve.NormalizeName, like the merge
+// decisions), and a target of the data layer: TABLE, TABLE.COLUMN or
+// TABLE[KEY] (kg.RowTarget), matched exactly.
+type LinkOverrides struct {
+	// MustLink pairs are linked whatever their score.
+	MustLink []TargetLink `yaml:"must_link,omitempty"`
+	// CannotLink pairs are never linked: the link is logged in band none.
+	CannotLink []TargetLink `yaml:"cannot_link,omitempty"`
+}
+
+// TargetLink is one decision between an entity or concept and a target.
+type TargetLink struct {
+	Entity   string `yaml:"entity"`
+	Target   string `yaml:"target"`
+	Decision `yaml:",inline"`
+}
+
+// Target is a parsed link target: a table, a column of it (Column set) or
+// a row of it by its key (Key set).
+type Target struct {
+	Table, Column, Key string
+}
+
+// String is the target as links and overrides name it.
+func (t Target) String() string {
+	switch {
+	case t.Key != "":
+		return kg.RowTarget(t.Table, t.Key)
+	case t.Column != "":
+		return t.Table + "." + t.Column
+	}
+	return t.Table
+}
+
+// ParseTarget reads a link target: TABLE, TABLE.COLUMN (the column is all
+// after the first dot) or TABLE[KEY] (the key is all between the first [
+// and a closing ] at the end). White space around the table and the column
+// is dropped; a key is kept as written.
+func ParseTarget(s string) (Target, error) {
+	const want = "want TABLE, TABLE.COLUMN or TABLE[KEY]"
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return Target{}, fmt.Errorf("empty target: %s", want)
+	}
+	var t Target
+	if i := strings.IndexByte(s, '['); i >= 0 {
+		if !strings.HasSuffix(s, "]") {
+			return Target{}, fmt.Errorf("target %q: a row target ends with ]: %s", s, want)
+		}
+		t.Table, t.Key = strings.TrimSpace(s[:i]), s[i+1:len(s)-1]
+		if strings.TrimSpace(t.Key) == "" {
+			return Target{}, fmt.Errorf("target %q: empty key: %s", s, want)
+		}
+	} else if i := strings.IndexByte(s, '.'); i >= 0 {
+		t.Table, t.Column = strings.TrimSpace(s[:i]), strings.TrimSpace(s[i+1:])
+		if t.Column == "" {
+			return Target{}, fmt.Errorf("target %q: empty column: %s", s, want)
+		}
+	} else {
+		t.Table = s
+	}
+	switch {
+	case t.Table == "":
+		return Target{}, fmt.Errorf("target %q: empty table: %s", s, want)
+	case strings.ContainsAny(t.Table, ".[] \t\r\n"):
+		return Target{}, fmt.Errorf("target %q: the table %q holds a dot, a bracket or white space: %s", s, t.Table, want)
+	case t.Key == "" && strings.ContainsAny(t.Column, "[]"):
+		return Target{}, fmt.Errorf("target %q: the column %q holds a bracket: %s", s, t.Column, want)
+	}
+	return t, nil
+}
+
+// validate reports every link decision that lacks its entity, has a bad
+// target, or is both a must_link and a cannot_link.
+func (l *LinkOverrides) validate() error {
+	var errs []error
+	must := map[[2]string]bool{}
+	for i, x := range l.MustLink {
+		k, err := x.key()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("links.must_link[%d]: %w", i, err))
+			continue
+		}
+		must[k] = true
+	}
+	for i, x := range l.CannotLink {
+		k, err := x.key()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("links.cannot_link[%d]: %w", i, err))
+		} else if must[k] {
+			errs = append(errs, fmt.Errorf("links.cannot_link[%d]: %q and %s are also a must_link", i, x.Entity, k[1]))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// key is the decision's pair as overrides compare it: the entity's name
+// folded by resolve.NormalizeName, the target in its canonical form.
+func (x TargetLink) key() ([2]string, error) {
+	e := resolve.NormalizeName(x.Entity)
+	if e == "" {
+		return [2]string{}, fmt.Errorf("entity %q: an entity or concept name is required", x.Entity)
+	}
+	t, err := ParseTarget(x.Target)
+	if err != nil {
+		return [2]string{}, err
+	}
+	return [2]string{e, t.String()}, nil
+}
+
+// SameLink reports whether a decision on (entity, target) is about the
+// link from a node named name to target: the names equal after
+// resolve.NormalizeName, the targets in their canonical form.
+func SameLink(x TargetLink, name, target string) bool {
+	k, err := x.key()
+	if err != nil {
+		return false
+	}
+	t, err := ParseTarget(target)
+	return err == nil && k == [2]string{resolve.NormalizeName(name), t.String()}
+}
+
+// AcceptLink records that entity links to target: a must_link, replacing
+// any earlier decision on the pair.
+func (o *Overrides) AcceptLink(entity, target string, d Decision) {
+	o.removeLink(entity, target)
+	o.Links.MustLink = append(o.Links.MustLink, TargetLink{Entity: entity, Target: target, Decision: stamp(d)})
+}
+
+// RejectLink records that entity does not link to target: a cannot_link,
+// replacing any earlier decision on the pair.
+func (o *Overrides) RejectLink(entity, target string, d Decision) {
+	o.removeLink(entity, target)
+	o.Links.CannotLink = append(o.Links.CannotLink, TargetLink{Entity: entity, Target: target, Decision: stamp(d)})
+}
+
+// removeLink drops every decision on the pair (entity, target), making
+// sure o.Links is there to take a new one.
+func (o *Overrides) removeLink(entity, target string) {
+	if o.Links == nil {
+		o.Links = &LinkOverrides{}
+	}
+	same := func(x TargetLink) bool { return SameLink(x, entity, target) }
+	o.Links.MustLink = slices.DeleteFunc(o.Links.MustLink, same)
+	o.Links.CannotLink = slices.DeleteFunc(o.Links.CannotLink, same)
+}
+
+// Link returns the link decisions as the link step takes them, each
+// target in its canonical form (the form of kg.Link.Target). It is empty
+// when the file has no links: section. Call it on validated overrides (as
+// LoadOverrides returns them): a decision that does not parse is left out.
+// The link step matches a Pair's Entity to a node's name after
+// resolve.NormalizeName, and its Target to kg.Link.Target as a string.
+// A decision that names no one is by "override", as merges are.
+func (o *Overrides) Link() link.Overrides {
+	var r link.Overrides
+	if o == nil || o.Links == nil {
+		return r
+	}
+	pair := func(x TargetLink) (link.Pair, bool) {
+		t, err := ParseTarget(x.Target)
+		return link.Pair{Entity: strings.TrimSpace(x.Entity), Target: t.String(), By: cmp.Or(x.By, "override")}, err == nil
+	}
+	for _, x := range o.Links.MustLink {
+		if p, ok := pair(x); ok {
+			r.MustLink = append(r.MustLink, p)
+		}
+	}
+	for _, x := range o.Links.CannotLink {
+		if p, ok := pair(x); ok {
+			r.CannotLink = append(r.CannotLink, p)
+		}
+	}
+	return r
+}
