@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,7 +27,7 @@ const Format = "kgforge-bundle"
 
 // Version is the format version this package writes. A reader of 1.x
 // accepts any 1.y: minor versions only add files, columns or manifest fields.
-const Version = "1.3"
+const Version = "1.4"
 
 // LatestLink is the name of the symbolic link to the newest bundle in an
 // output directory.
@@ -96,6 +97,9 @@ type Contents struct {
 	// MergeReport is the merge log rendered for a person (Markdown); empty
 	// writes no file.
 	MergeReport string
+	// LinkReport is the link log rendered for a person (Markdown); empty
+	// writes no file.
+	LinkReport string
 }
 
 // Writer builds one bundle in a temporary directory beside its destination.
@@ -234,7 +238,8 @@ func (w *Writer) writeFiles(c Contents, m *Manifest) ([]string, error) {
 		{SourcesFile, func(p string) error { return writeParquet(p, sourceColumns, c.Sources) }, len(c.Sources)},
 		{TripletsFile, func(p string) error { return writeParquet(p, tripletColumns, c.Triplets) }, len(c.Triplets)},
 		{MergesFile, func(p string) error { return writeParquet(p, mergeColumns, c.Graph.Merges) }, len(c.Graph.Merges)},
-		{LinksFile, func(p string) error { return writeParquet(p, linkColumns, c.Graph.MergeLinks) }, len(c.Graph.MergeLinks)},
+		{MergeLinksFile, func(p string) error { return writeParquet(p, mergeLinkColumns, c.Graph.MergeLinks) }, len(c.Graph.MergeLinks)},
+		{LinksFile, func(p string) error { return writeParquet(p, linkColumns, c.Graph.Links) }, len(c.Graph.Links)},
 		{TablesFile, func(p string) error { return writeJSON(p, nonNilTables(c.Tables)) }, len(c.Tables)},
 	}
 	written := []string{DataFile}
@@ -249,14 +254,17 @@ func (w *Writer) writeFiles(c Contents, m *Manifest) ([]string, error) {
 	for _, t := range c.Tables {
 		m.Counts["rows:"+t.Name] = t.Rows
 	}
-	if c.MergeReport != "" {
-		if err := createFile(filepath.Join(w.tmp, MergeReportFile), func(f io.Writer) error {
-			_, err := io.WriteString(f, c.MergeReport)
+	for _, r := range []struct{ name, text string }{{MergeReportFile, c.MergeReport}, {LinkReportFile, c.LinkReport}} {
+		if r.text == "" {
+			continue
+		}
+		if err := createFile(filepath.Join(w.tmp, r.name), func(f io.Writer) error {
+			_, err := io.WriteString(f, r.text)
 			return err
 		}); err != nil {
 			return nil, err
 		}
-		written = append(written, MergeReportFile)
+		written = append(written, r.name)
 	}
 	m.Vectors = map[string]VectorInfo{}
 	for _, v := range c.Vectors {
@@ -468,6 +476,9 @@ func (b *Bundle) verify() error {
 	if err := checkManifestDigests(m); err != nil {
 		return err
 	}
+	if err := checkManifestLinks(m); err != nil {
+		return err
+	}
 	if err := b.checkEntries(); err != nil {
 		return err
 	}
@@ -612,10 +623,36 @@ func (b *Bundle) Merges(ctx context.Context, fn func(kg.MergeDecision) error) er
 // MergeLinks streams the scored pairs of the merge log; a bundle older than
 // format 1.2 has none.
 func (b *Bundle) MergeLinks(ctx context.Context, fn func(kg.MergeLink) error) error {
+	if _, ok := b.Manifest.Files[MergeLinksFile]; !ok {
+		return nil
+	}
+	return readParquet(ctx, b.path(MergeLinksFile), mergeLinkColumns, fn)
+}
+
+// Links streams the link log: every scored candidate link between the
+// semantic layer and the data layer, linked, uncertain or not; a bundle
+// older than format 1.4 has none.
+func (b *Bundle) Links(ctx context.Context, fn func(kg.Link) error) error {
 	if _, ok := b.Manifest.Files[LinksFile]; !ok {
 		return nil
 	}
 	return readParquet(ctx, b.path(LinksFile), linkColumns, fn)
+}
+
+// linksVersion is the first minor version of format 1 whose bundles hold
+// links.parquet.
+const linksVersion = 4
+
+// checkManifestLinks refuses a manifest of format 1.4 or later that lists
+// no link log: such a bundle lost a file.
+func checkManifestLinks(m Manifest) error {
+	_, minor, _ := strings.Cut(m.Version, ".")
+	if n, err := strconv.Atoi(minor); err == nil && n >= linksVersion {
+		if _, ok := m.Files[LinksFile]; !ok {
+			return fmt.Errorf("%w: manifest of format %s lists no %s", ErrInvalid, m.Version, LinksFile)
+		}
+	}
+	return nil
 }
 
 // Tables returns the profiles of the data layer's tables.
@@ -638,12 +675,13 @@ func (b *Bundle) Sandbox(ctx context.Context) (*duck.Sandbox, error) {
 }
 
 // SandboxWithLimits opens a read-only SQL view of the bundle: the data
-// tables, and the tables nodes, edges, chunks, sources, triplets and merges
-// loaded from its Parquet files. No statement run through it can read or
-// write a file, of the bundle or any other; lim bounds every query.
+// tables, and the tables nodes, edges, chunks, sources, triplets, merges,
+// merge_links and links (those the bundle has) loaded from its Parquet
+// files. No statement run through it can read or write a file, of the
+// bundle or any other; lim bounds every query.
 func (b *Bundle) SandboxWithLimits(ctx context.Context, lim duck.SandboxLimits) (*duck.Sandbox, error) {
 	tables := map[string]string{}
-	for _, f := range []string{NodesFile, EdgesFile, ChunksFile, SourcesFile, TripletsFile, MergesFile, LinksFile} {
+	for _, f := range []string{NodesFile, EdgesFile, ChunksFile, SourcesFile, TripletsFile, MergesFile, MergeLinksFile, LinksFile} {
 		if _, ok := b.Manifest.Files[f]; !ok {
 			continue // a file newer than the bundle
 		}

@@ -9,6 +9,9 @@
 // Bundle.VerifyTables recomputes them, and Compare tells two bundles apart
 // by content although the bytes of their DuckDB files differ.
 //
+// The link log (format 1.4) is links.parquet, read back by Bundle.Links,
+// and link_report.md beside merge_report.md.
+//
 // Vector sets are Arrow IPC files that Bundle.Vectors memory-maps. Pack
 // writes a bundle as one .tar archive, which Open accepts as well as a
 // directory: it extracts it into a private temporary directory under strict

@@ -49,7 +49,7 @@ func TestDocs_VersionAndFiles(t *testing.T) {
 	if want := "now `" + Version + "`"; !strings.Contains(doc, want) {
 		t.Errorf("docs/bundle.md does not say %s", want)
 	}
-	for _, f := range []string{ManifestFile, NodesFile, EdgesFile, ChunksFile, SourcesFile, TripletsFile, MergesFile, LinksFile, MergeReportFile, TablesFile, DataFile, VectorsFile("NAME")} {
+	for _, f := range []string{ManifestFile, NodesFile, EdgesFile, ChunksFile, SourcesFile, TripletsFile, MergesFile, MergeLinksFile, MergeReportFile, LinksFile, LinkReportFile, TablesFile, DataFile, VectorsFile("NAME")} {
 		if !strings.Contains(doc, "`"+f+"`") {
 			t.Errorf("docs/bundle.md does not document %s", f)
 		}
@@ -93,5 +93,48 @@ func TestDocs_TableDigestSQL(t *testing.T) {
 	}
 	if want := b.Manifest.TableDigests["parts"].SHA256; got != want || want == "" {
 		t.Errorf("documented digest of parts = %s, manifest says %s", got, want)
+	}
+}
+
+// TestDocs_LinksQueryRuns runs the link log query of docs/bundle.md against
+// a bundle with links of every band.
+func TestDocs_LinksQueryRuns(t *testing.T) {
+	raw, err := os.ReadFile("../docs/bundle.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```sql\n(SELECT src_name.*?)```").FindSubmatch(raw)
+	if m == nil {
+		t.Fatal("docs/bundle.md has no sql block starting with SELECT src_name")
+	}
+	c := sample()
+	c.Graph.Links = sampleLinks()
+	dir := write(t, t.TempDir(), "b", c)
+	ctx := context.Background()
+	db, err := duck.Open(ctx, "", duck.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	rows, err := db.QueryContext(ctx, strings.ReplaceAll(string(m[1]), "BUNDLE", dir))
+	if err != nil {
+		t.Fatalf("documented query: %v", err)
+	}
+	defer func() { _ = rows.Close() }()
+	var got []string
+	for rows.Next() {
+		var name, typ, target string
+		var score float64
+		var signals any
+		if err := rows.Scan(&name, &typ, &target, &score, &signals); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, name+" "+typ+" "+target)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if want := "lead time | délai MEASURED_BY parts.lead_time_days"; len(got) != 1 || got[0] != want {
+		t.Errorf("documented query gave %q, want [%q]", got, want)
 	}
 }

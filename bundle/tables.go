@@ -18,8 +18,10 @@ const (
 	SourcesFile     = "sources.parquet"
 	TripletsFile    = "triplets.parquet"
 	MergesFile      = "merges.parquet"
-	LinksFile       = "merge_links.parquet"
+	MergeLinksFile  = "merge_links.parquet"
 	MergeReportFile = "merge_report.md"
+	LinksFile       = "links.parquet"  // the link log (since 1.4)
+	LinkReportFile  = "link_report.md" // the link log for a person (since 1.4)
 	TablesFile      = "tables.json"
 	DataFile        = "data.duckdb"
 )
@@ -139,7 +141,7 @@ var mergeColumns = []column[kg.MergeDecision]{
 	{"evidence", strs, func(x *kg.MergeDecision) any { return nonNil(x.Evidence) }, func(x *kg.MergeDecision, v any) { x.Evidence = ss(v) }},
 }
 
-var linkColumns = []column[kg.MergeLink]{
+var mergeLinkColumns = []column[kg.MergeLink]{
 	{"cluster_id", str, func(x *kg.MergeLink) any { return x.ClusterID }, func(x *kg.MergeLink, v any) { x.ClusterID = s(v) }},
 	{"a", str, func(x *kg.MergeLink) any { return x.A }, func(x *kg.MergeLink, v any) { x.A = s(v) }},
 	{"b", str, func(x *kg.MergeLink) any { return x.B }, func(x *kg.MergeLink, v any) { x.B = s(v) }},
@@ -150,6 +152,21 @@ var linkColumns = []column[kg.MergeLink]{
 	{"rule", str, func(x *kg.MergeLink) any { return x.Rule }, func(x *kg.MergeLink, v any) { x.Rule = s(v) }},
 	{"decision", str, func(x *kg.MergeLink) any { return x.Decision }, func(x *kg.MergeLink, v any) { x.Decision = s(v) }},
 	{"doubt", f64, func(x *kg.MergeLink) any { return x.Doubt }, func(x *kg.MergeLink, v any) { x.Doubt = v.(float64) }},
+}
+
+var linkColumns = []column[kg.Link]{
+	{"id", str, func(x *kg.Link) any { return x.ID }, func(x *kg.Link, v any) { x.ID = s(v) }},
+	{"src", str, func(x *kg.Link) any { return x.Src }, func(x *kg.Link, v any) { x.Src = s(v) }},
+	{"src_name", str, func(x *kg.Link) any { return x.SrcName }, func(x *kg.Link, v any) { x.SrcName = s(v) }},
+	{"dst", str, func(x *kg.Link) any { return x.Dst }, func(x *kg.Link, v any) { x.Dst = s(v) }},
+	{"target", str, func(x *kg.Link) any { return x.Target }, func(x *kg.Link, v any) { x.Target = s(v) }},
+	{"type", str, func(x *kg.Link) any { return x.Type }, func(x *kg.Link, v any) { x.Type = s(v) }},
+	{"score", f64, func(x *kg.Link) any { return x.Score }, func(x *kg.Link, v any) { x.Score = v.(float64) }},
+	{"signals", strs, func(x *kg.Link) any { return nonNil(x.Signals) }, func(x *kg.Link, v any) { x.Signals = ss(v) }},
+	{"band", str, func(x *kg.Link) any { return x.Band }, func(x *kg.Link, v any) { x.Band = s(v) }},
+	{"rule", str, func(x *kg.Link) any { return x.Rule }, func(x *kg.Link, v any) { x.Rule = s(v) }},
+	{"decided_by", str, func(x *kg.Link) any { return x.DecidedBy }, func(x *kg.Link, v any) { x.DecidedBy = s(v) }},
+	{"evidence", strs, func(x *kg.Link) any { return nonNil(x.Evidence) }, func(x *kg.Link, v any) { x.Evidence = ss(v) }},
 }
 
 // addedColumns are the columns each file gained after format 1.0: a reader
