@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -30,6 +31,7 @@ type Pipeline struct {
 	LLM        LLM        `yaml:"llm"`
 	Extract    Extract    `yaml:"extract"`
 	Resolution Resolution `yaml:"resolve"`
+	Link       Link       `yaml:"link"`
 	Neo4j      Neo4j      `yaml:"neo4j"`
 	DuckDB     DuckDB     `yaml:"duckdb"`
 
@@ -154,6 +156,31 @@ type Resolution struct {
 	// the same. Off by default.
 	LLMJudge  bool `yaml:"llm_judge"`
 	MaxJudged int  `yaml:"max_judged"`
+}
+
+// Link configures the link step (docs/linking.md): which tables' rows
+// become entities, and the bands of links between concepts and tables.
+type Link struct {
+	// MaxRowEntities bounds the row entities of one table: a table with
+	// more rows stays a table, whatever Tables says. 0 means 5000.
+	MaxRowEntities int `yaml:"max_row_entities"`
+	// Tables sets, per table name as the build's DuckDB has it, whether and
+	// how its rows become entities; a table it does not name is decided
+	// from its profile.
+	Tables map[string]LinkTable `yaml:"tables"`
+	// High and Low bound the uncertain band of concept links: at or above
+	// High a link is in the graph, between Low and High it is shown for
+	// review. 0 means the default.
+	High float64 `yaml:"high"`
+	Low  float64 `yaml:"low"`
+}
+
+// LinkTable is the pipeline's say on one table's rows.
+type LinkTable struct {
+	Entity *bool  `yaml:"entity"` // true: rows become entities; false: it stays a table; unset: from the profile
+	Type   string `yaml:"type"`   // the entity type; default the table name singularised, in title case
+	Name   string `yaml:"name"`   // the column that names a row; default the name-like column of the profile
+	Key    string `yaml:"key"`    // the key column; default a candidate key of the profile
 }
 
 // EmbeddingsOn reports whether resolution uses embeddings (the default).
@@ -318,6 +345,7 @@ func (p *Pipeline) Validate() error {
 		checkSchema(bad, *p.Extract.Schema)
 	}
 	checkResolve(bad, p.Resolution)
+	checkLink(bad, p.Link)
 	switch p.Neo4j.Mode {
 	case Neo4jAuto, Neo4jAlways, Neo4jNever:
 	default:
@@ -372,6 +400,41 @@ func checkResolve(bad func(string, any, string), r Resolution) {
 		if strings.TrimSpace(typ) == "" || slices.Contains(others, "") {
 			bad("resolve.compatible_types", r.CompatibleTypes, "type names must not be empty")
 			break
+		}
+	}
+}
+
+// reservedTypes are the labels of the graph's own nodes, which no entity
+// type may take.
+var reservedTypes = []string{"Entity", "Document", "Chunk", "Table", "Column"}
+
+var typeName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
+
+func checkLink(bad func(string, any, string), l Link) {
+	if l.MaxRowEntities < 0 {
+		bad("link.max_row_entities", l.MaxRowEntities, "must not be negative (0 means 5000)")
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"high", l.High}, {"low", l.Low}} {
+		if f.v < 0 || f.v > 1 {
+			bad("link."+f.name, f.v, "must be between 0 and 1 (0 means the default)")
+		}
+	}
+	if l.High > 0 && l.Low > 0 && l.Low > l.High {
+		bad("link.low", l.Low, fmt.Sprintf("must not be above link.high (%v)", l.High))
+	}
+	for _, name := range slices.Sorted(maps.Keys(l.Tables)) {
+		t, f := l.Tables[name], "link.tables."+name
+		if strings.TrimSpace(name) == "" {
+			bad("link.tables", `""`, "a table name must not be empty")
+		}
+		if t.Entity != nil && !*t.Entity && (t.Type != "" || t.Name != "" || t.Key != "") {
+			bad(f, "entity: false", "says the table stays a table; remove type, name and key, or entity: false")
+		}
+		if t.Type != "" && (!typeName.MatchString(t.Type) || slices.Contains(reservedTypes, t.Type)) {
+			bad(f+".type", t.Type, "must be a letter then letters, digits or _, and none of "+strings.Join(reservedTypes, ", "))
 		}
 	}
 }

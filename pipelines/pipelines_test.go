@@ -96,3 +96,30 @@ func TestLoad_LimitsPerSource(t *testing.T) {
 		t.Errorf("limits = %+v, want %+v", p.Limits, want)
 	}
 }
+
+func TestLoad_LinkBlock(t *testing.T) {
+	p, err := Load("testdata/link.good.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := p.Link
+	if l.MaxRowEntities != 2000 || l.High != 0.9 || l.Low != 0.7 || len(l.Tables) != 3 {
+		t.Fatalf("link = %+v", l)
+	}
+	if o := l.Tables["orders"]; o.Entity == nil || *o.Entity {
+		t.Errorf("orders = %+v, want entity: false", o)
+	}
+	if s := l.Tables["suppliers"]; s.Entity != nil || s != (LinkTable{Type: "Supplier", Name: "name", Key: "supplier_id"}) {
+		t.Errorf("suppliers = %+v", s)
+	}
+	if pl := l.Tables["plants"]; pl.Entity == nil || !*pl.Entity {
+		t.Errorf("plants = %+v, want entity: true", pl)
+	}
+	d, err := Parse([]byte("name: x\nsources: [{name: a, paths: ['*.md']}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Link.MaxRowEntities != 0 || d.Link.Tables != nil {
+		t.Errorf("a pipeline without link: has %+v, want the zero block (defaults taken by the link step)", d.Link)
+	}
+}
