@@ -3,11 +3,13 @@ package consolidate
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 
+	"kgforge/consolidate/link"
 	"kgforge/consolidate/resolve"
 	"kgforge/kg"
 )
@@ -35,6 +37,13 @@ type Input struct {
 	// differ in a number or date); a pair it calls the same is merged.
 	Judge     Judge
 	MaxJudged int // 0 means 200
+
+	// Data is the build's DuckDB, which holds every table of Tables: the
+	// link step reads the rows of entity tables from it. Nil leaves row
+	// entities out.
+	Data *sql.DB
+	// Link tunes the link step (which tables give row entities).
+	Link link.Config
 }
 
 // Output is the consolidated graph and how it was resolved.
@@ -46,6 +55,8 @@ type Output struct {
 	// embedder.
 	EntityIDs     []string
 	EntityVectors [][]float32
+	// Tables says, per table, whether its rows became entities and why.
+	Tables []link.Decision
 }
 
 // Edge types of the structural part of the graph.
@@ -200,6 +211,16 @@ func Build(ctx context.Context, in Input) (Output, error) {
 		g.Edges = append(g.Edges, *e)
 	}
 	addTables(g, in.Tables)
+	if in.Data != nil {
+		rows, err := link.Rows(ctx, in.Data, in.Tables, in.Link)
+		if err != nil {
+			return out, err
+		}
+		g.Nodes = append(g.Nodes, rows.Nodes...)
+		g.Edges = append(g.Edges, rows.Edges...)
+		g.Links = append(g.Links, rows.Links...)
+		out.Tables = rows.Decisions
+	}
 	slices.SortFunc(g.Nodes, func(a, b kg.Node) int { return strings.Compare(a.ID, b.ID) })
 	slices.SortFunc(g.Edges, func(a, b kg.Edge) int { return strings.Compare(a.ID, b.ID) })
 	return out, nil

@@ -17,7 +17,7 @@ import (
 var allowed = map[string][]string{
 	"cmd/kgforge":    {"*"},
 	"pipelines":      {"kg"},
-	"stages":         {"ingest", "ingest/all", "extract", "consolidate", "consolidate/resolve", "load", "bundle", "pipelines", "kg", "llm", "internal/duck"},
+	"stages":         {"ingest", "ingest/all", "extract", "consolidate", "consolidate/resolve", "consolidate/link", "load", "bundle", "pipelines", "kg", "llm", "internal/duck"},
 	"ingest":         {"kg", "internal/duck"},
 	"ingest/all":     {"ingest/tabular", "ingest/html", "ingest/docx", "ingest/pdf", "ingest/records", "ingest/xlsx", "ingest/sqldb"},
 	"ingest/tabular": {"ingest", "kg", "internal/duck"},

@@ -18,6 +18,7 @@ import (
 
 	"kgforge/bundle"
 	"kgforge/consolidate"
+	"kgforge/consolidate/link"
 	"kgforge/consolidate/resolve"
 	"kgforge/extract"
 	"kgforge/ingest"
@@ -79,10 +80,12 @@ type Report struct {
 	// Resolution says how entities were resolved: candidate pairs, merges,
 	// uncertain pairs, splits, overrides that matched nothing.
 	Resolution *consolidate.Resolution `json:"resolution,omitempty"`
-	Neo4j      *load.Stats             `json:"neo4j,omitempty"`
-	Rejected   []Reject                `json:"rejected"`
-	Warnings   []Reject                `json:"warnings,omitempty"` // items kept with a problem, such as skipped CSV rows
-	mu         sync.Mutex
+	// Link says, per table, whether its rows became entities and why.
+	Link     []link.Decision `json:"link_tables,omitempty"`
+	Neo4j    *load.Stats     `json:"neo4j,omitempty"`
+	Rejected []Reject        `json:"rejected"`
+	Warnings []Reject        `json:"warnings,omitempty"` // items kept with a problem, such as skipped CSV rows
+	mu       sync.Mutex
 }
 
 // rejectOrFail records an item-level rejection and returns nil, or returns
@@ -372,6 +375,7 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 			Compatible: p.Resolution.CompatibleTypes,
 		},
 		Overrides: overrides, FixedPredicates: p.Extract.Schema != nil,
+		Data: db, Link: linkConfig(p.Link),
 	}
 	// Only entities are embedded and judged: without any, neither model
 	// is asked for.
@@ -396,6 +400,7 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 	}
 	graph := cons.Graph
 	rep.Resolution = &cons.Resolution
+	rep.Link = cons.Tables
 	for _, o := range cons.Resolution.UnmatchedOverrides {
 		rep.warn("consolidate", fmt.Sprintf("%s %s", o.Kind, strings.Join(o.Refs, " / ")), "override not applied: "+o.Reason)
 	}
@@ -528,6 +533,18 @@ func ingestSource(ctx context.Context, root *os.Root, rootDir string, db *sql.DB
 	}
 	doc, err := ingest.ReadDocument(ctx, o.Source, o.Data, opt)
 	return o.Source, nil, doc, err
+}
+
+// linkConfig turns the pipeline's link block into the link step's settings.
+func linkConfig(l pipelines.Link) link.Config {
+	c := link.Config{MaxRowEntities: l.MaxRowEntities, High: l.High, Low: l.Low}
+	if len(l.Tables) > 0 {
+		c.Tables = map[string]link.TableConfig{}
+	}
+	for name, t := range l.Tables {
+		c.Tables[name] = link.TableConfig{Entity: t.Entity, Type: t.Type, Name: t.Name, Key: t.Key}
+	}
+	return c
 }
 
 // sourceOptions turns a pipeline source's settings into reading options; a
