@@ -124,6 +124,13 @@ func (x TargetLink) key() ([2]string, error) {
 	return [2]string{e, t.String()}, nil
 }
 
+// Check reports what keeps the overrides file from holding the decision:
+// an entity with no name once folded, or a target that does not parse.
+func (x TargetLink) Check() error {
+	_, err := x.key()
+	return err
+}
+
 // SameLink reports whether a decision on (entity, target) is about the
 // link from a node named name to target: the names equal after
 // resolve.NormalizeName, the targets in their canonical form.

@@ -17,6 +17,7 @@ import (
 
 	"kgforge/bundle"
 	"kgforge/consolidate"
+	"kgforge/consolidate/link"
 	"kgforge/kg"
 	"kgforge/review"
 
@@ -139,26 +140,7 @@ func TestReviewBrowserIntegration(t *testing.T) {
 		t.Fatalf("the review lacks the pairs to decide: %+v", e.srv.Items())
 	}
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe),
-		chromedp.Headless,
-		chromedp.NoSandbox, // CI runs as root, where Chromium's sandbox cannot start
-		chromedp.DisableGPU,
-		// attacker.example is a name of another site that now resolves to
-		// this machine: the DNS-rebinding path.
-		chromedp.Flag("host-resolver-rules", "MAP attacker.example 127.0.0.1"),
-	)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	t.Cleanup(cancelAlloc)
-	browser, cancelBrowser := chromedp.NewContext(alloc, chromedp.WithLogf(t.Logf))
-	t.Cleanup(cancelBrowser)
-	// The first action starts the browser, which lives as long as the
-	// context it ran on: no timeout there (chromedp.Run's contract).
-	if err := chromedp.Do(browser); err != nil {
-		t.Fatalf("start %s: %v", exe, err)
-	}
-	ctx, cancel := context.WithTimeout(browser, 60*time.Second)
-	t.Cleanup(cancel)
+	ctx := newBrowser(t, exe)
 
 	sel := func(format string, args ...any) chromedp.CSS {
 		return chromedp.CSS(fmt.Sprintf(`[data-testid=%q]`, fmt.Sprintf(format, args...)))
@@ -237,6 +219,34 @@ func TestReviewBrowserIntegration(t *testing.T) {
 	}
 }
 
+// newBrowser starts a headless Chromium for the test and returns a context
+// of its first tab, bounded to a minute of use.
+func newBrowser(t *testing.T, exe string) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe),
+		chromedp.Headless,
+		chromedp.NoSandbox, // CI runs as root, where Chromium's sandbox cannot start
+		chromedp.DisableGPU,
+		// attacker.example is a name of another site that now resolves to
+		// this machine: the DNS-rebinding path.
+		chromedp.Flag("host-resolver-rules", "MAP attacker.example 127.0.0.1"),
+	)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancelAlloc)
+	browser, cancelBrowser := chromedp.NewContext(alloc, chromedp.WithLogf(t.Logf))
+	t.Cleanup(cancelBrowser)
+	// The first action starts the browser, which lives as long as the
+	// context it ran on: no timeout there (chromedp.Run's contract).
+	if err := chromedp.Do(browser); err != nil {
+		t.Fatalf("start %s: %v", exe, err)
+	}
+	ctx, cancel := context.WithTimeout(browser, 60*time.Second)
+	t.Cleanup(cancel)
+
+	return ctx
+}
+
 // refusesOtherSites has the browser try what another site could: read
 // the page through a rebound name, and post a decision, with the page's
 // token, from a page of its own. Both are refused and nothing is written.
@@ -269,4 +279,67 @@ func refusesOtherSites(ctx context.Context, t *testing.T, e *env, item int) {
 
 func samePairNames(l consolidate.Link, a, b string) bool {
 	return (l.A == a && l.B == b) || (l.A == b && l.B == a)
+}
+
+// TestReviewBrowserLinkDecision drives the page in a real headless
+// Chromium over a bundle with a link log: the reviewer rejects a linked
+// link (an extracted company taken for a row of suppliers) and accepts an
+// uncertain one (the concept "supplier" is the table suppliers) with the
+// buttons; the page shows both decided, and the overrides file holds them
+// in its links: section, which gives the link step its link.Overrides.
+func TestReviewBrowserLinkDecision(t *testing.T) {
+	if os.Getenv("KGFORGE_INTEGRATION") == "" {
+		t.Skip("drives a real headless Chromium; set KGFORGE_INTEGRATION=1 (make test does)")
+	}
+	e := newEnv(t, linkFixture(), review.Options{By: "ana", Logger: slog.New(slog.NewTextHandler(t.Output(), nil))})
+	ctx := newBrowser(t, chromium(t))
+	sel := func(format string, args ...any) chromedp.CSS {
+		return chromedp.CSS(fmt.Sprintf(`[data-testid=%q]`, fmt.Sprintf(format, args...)))
+	}
+	text := func(s chromedp.CSS) string {
+		t.Helper()
+		v, err := chromedp.Run(ctx, chromedp.Text(s))
+		if err != nil {
+			t.Fatalf("read %s: %v", s, err)
+		}
+		return strings.TrimSpace(v)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(e.url), chromedp.WaitVisible(sel("item-%d", linkKestrel))); err != nil {
+		t.Fatalf("open the review page: %v", err)
+	}
+	if s := text(sel("target-%d", linkKestrel)); !strings.Contains(s, "row S1 of suppliers: the entity Kestrel Alloys") {
+		t.Errorf("the row target reads %q", s)
+	}
+	if s := text(sel("status-%d", linkKestrel)); s != "undecided" {
+		t.Fatalf("item %d says %q before any click", linkKestrel, s)
+	}
+	err := chromedp.Do(ctx,
+		chromedp.SendKeys(sel("note-%d", linkKestrel), "Kestrel Alloys Ltd. is the UK parent, not this supplier"),
+		chromedp.Click(sel("reject-%d", linkKestrel)),
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#item-%d[data-status="rejected"]`, linkKestrel))),
+		chromedp.Click(sel("accept-%d", linkSupplier)),
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#item-%d[data-status="accepted"]`, linkSupplier))),
+	)
+	if err != nil {
+		t.Fatalf("decide the links: %v", err)
+	}
+	if s := text(sel("status-%d", linkKestrel)); !strings.HasPrefix(s, "rejected by ana at ") || !strings.Contains(s, "the UK parent") {
+		t.Errorf("after the click item %d says %q", linkKestrel, s)
+	}
+	loc, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil || !strings.HasSuffix(loc, fmt.Sprintf("/?page=1#item-%d", linkSupplier)) {
+		t.Errorf("after the click the browser is at %q (%v)", loc, err)
+	}
+
+	o, err := consolidate.LoadOverrides(e.overrides)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := o.Link()
+	wantMust := []link.Pair{{Entity: "supplier", Target: "suppliers", By: "ana"}}
+	wantCannot := []link.Pair{{Entity: "Kestrel Alloys Ltd.", Target: "suppliers[S1]", By: "ana"}}
+	if !slices.Equal(got.MustLink, wantMust) || !slices.Equal(got.CannotLink, wantCannot) ||
+		o.Links.CannotLink[0].Note != "Kestrel Alloys Ltd. is the UK parent, not this supplier" || len(o.MustLink)+len(o.CannotLink) != 0 {
+		t.Fatalf("overrides after the clicks: %+v (links %+v); want a must_link of supplier and a cannot_link of Kestrel Alloys Ltd.", o, o.Links)
+	}
 }

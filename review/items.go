@@ -21,6 +21,9 @@ const (
 	KindPair Kind = "pair"
 	// KindCluster is an entity node of several members: split a member off.
 	KindCluster Kind = "cluster"
+	// KindLink is one candidate link of links.parquet, from an entity or
+	// concept to a table, column or row: accept or reject it.
+	KindLink Kind = "link"
 )
 
 // The decisions of merge_links.parquet, in the order the page lists them.
@@ -41,15 +44,20 @@ type Item struct {
 	Kind Kind
 	// Link is the scored pair of a KindPair item.
 	Link kg.MergeLink
+	// DataLink is the candidate link of a KindLink item, and Target what
+	// the bundle's profile says of its target.
+	DataLink kg.Link
+	Target   TargetView
 	// Canonical and ClusterID name the node the item is about: for a
-	// pair, the node of A.
+	// pair, the node of A; for a link, its entity or concept.
 	Canonical string
 	ClusterID string
 	// Doubt orders the items: the link's doubt, or for a cluster the
-	// highest doubt of its links.
+	// highest doubt of its links; for a data link, see linkDoubt.
 	Doubt float64
 	// Members are the names the item shows: A and B of a pair, every
-	// member of a cluster.
+	// member of a cluster, the entity or concept of a link (with the
+	// link's evidence).
 	Members []Member
 	// Nodes are the entity nodes involved (two for a pair left apart),
 	// with their neighbourhood.
@@ -102,6 +110,7 @@ type mergeLog struct {
 type nodeInfo struct {
 	name, typ string
 	aliases   []string
+	props     map[string]string
 }
 
 // readLog reads the merge log of b and everything its items show. The
@@ -115,24 +124,31 @@ func readLog(ctx context.Context, b *bundle.Bundle, contextBytes int) (*mergeLog
 	if err := b.MergeLinks(ctx, func(l kg.MergeLink) error { links = append(links, l); return nil }); err != nil {
 		return nil, fmt.Errorf("review bundle %s: read merge links: %w", b.Dir, err)
 	}
+	dataLinks, err := readLinks(ctx, b)
+	if err != nil {
+		return nil, err
+	}
 	nodes := map[string]nodeInfo{}
-	err := b.Nodes(ctx, func(n kg.Node) error {
+	err = b.Nodes(ctx, func(n kg.Node) error {
 		if n.Kind == kg.NodeConcept {
-			nodes[n.ID] = nodeInfo{name: n.Name, typ: nodeType(n), aliases: n.Aliases}
+			nodes[n.ID] = nodeInfo{name: n.Name, typ: nodeType(n), aliases: n.Aliases, props: n.Properties}
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("review bundle %s: read nodes: %w", b.Dir, err)
 	}
-	items := buildItems(merges, links)
+	items := buildItems(merges, links, dataLinks)
+	if err := describeTargets(b, items, nodes); err != nil {
+		return nil, err
+	}
 
 	// What the items show of the rest of the bundle.
 	wantChunk := map[string]*kg.Chunk{}
 	views := map[string]*NodeView{}
 	for _, it := range items {
 		for _, m := range it.Members {
-			for _, ev := range m.Merge.Evidence {
+			for _, ev := range memberEvidence(it, m) {
 				if id, _, _, err := parseEvidence(ev); err == nil {
 					wantChunk[id] = nil
 				}
@@ -183,8 +199,8 @@ func readLog(ctx context.Context, b *bundle.Bundle, contextBytes int) (*mergeLog
 		it := &items[i]
 		for j := range it.Members {
 			m := &it.Members[j]
-			for _, ev := range m.Merge.Evidence {
-				m.Evidence = append(m.Evidence, snippet(ev, wantChunk, uris, contextBytes))
+			for _, ev := range memberEvidence(*it, *m) {
+				m.Evidence = append(m.Evidence, evidenceSnippet(ev, wantChunk, uris, contextBytes))
 			}
 		}
 		for _, id := range itemNodes(*it) {
@@ -216,7 +232,8 @@ func nodeType(n kg.Node) string {
 	return ""
 }
 
-// itemNodes returns the ids of the nodes an item involves.
+// itemNodes returns the ids of the nodes an item involves: for a link,
+// its entity or concept (the target is shown from the profile).
 func itemNodes(it Item) []string {
 	if it.Kind == KindPair && it.Link.BCluster != "" && it.Link.BCluster != it.Link.ClusterID {
 		return []string{it.Link.ClusterID, it.Link.BCluster}
@@ -241,10 +258,35 @@ func linkRank(decision string) int {
 }
 
 // buildItems orders the review: pairs by decision (uncertain, merged,
-// split, cannot_link) and within each by doubt, most doubtful first; then
-// every node of several members, by the highest doubt of its links, then
-// size. Ties are broken by name, so the order is stable.
-func buildItems(merges []kg.MergeDecision, links []kg.MergeLink) []Item {
+// split, cannot_link) and within each by doubt, most doubtful first, with
+// the data links beside them (see linkItems); then every node of several
+// members, by the highest doubt of its links, then size. Ties are broken
+// by name, so the order is stable.
+func buildItems(merges []kg.MergeDecision, links []kg.MergeLink, dataLinks []kg.Link) []Item {
+	pairs, clusters := mergeItems(merges, links)
+	items := append(pairs, linkItems(dataLinks)...)
+	// Both lists are in order: a stable sort by group interleaves them.
+	slices.SortStableFunc(items, func(x, y Item) int { return cmp.Compare(itemGroup(x), itemGroup(y)) })
+	items = append(items, clusters...)
+	for i := range items {
+		items[i].N = i + 1
+	}
+	return items
+}
+
+// itemGroup places pairs and data links on the page: uncertain pairs,
+// uncertain links, merged pairs, linked links, cut pairs, links an expert
+// refused.
+func itemGroup(it Item) int {
+	if it.Kind == KindLink {
+		return 2*linkBandRank(it.DataLink.Band) + 1
+	}
+	return 2 * linkRank(it.Link.Decision)
+}
+
+// mergeItems returns the items of the merge log: the scored pairs, in
+// order, and the nodes of several members, in order.
+func mergeItems(merges []kg.MergeDecision, links []kg.MergeLink) (pairs, nodes []Item) {
 	type memberKey struct{ cluster, name string }
 	byMember := map[memberKey]kg.MergeDecision{}
 	byName := map[string]kg.MergeDecision{}
@@ -308,11 +350,7 @@ func buildItems(merges []kg.MergeDecision, links []kg.MergeLink) []Item {
 		return cmp.Or(cmp.Compare(y.Doubt, x.Doubt), cmp.Compare(len(y.Members), len(x.Members)),
 			strings.Compare(x.Canonical, y.Canonical), strings.Compare(x.ClusterID, y.ClusterID))
 	})
-	items = append(items, multi...)
-	for i := range items {
-		items[i].N = i + 1
-	}
-	return items
+	return items, multi
 }
 
 func btoi(b bool) int {

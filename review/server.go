@@ -54,6 +54,7 @@ var staticFS embed.FS
 var templates = template.Must(template.New("").Funcs(template.FuncMap{
 	"f2":   func(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) },
 	"join": strings.Join,
+	"add":  func(a, b int) int { return a + b },
 }).ParseFS(templateFS, "templates/*.html"))
 
 // Options configure a Server.
@@ -201,6 +202,9 @@ type itemView struct {
 	Status   Status
 	Members  []memberView
 	SameName bool // a pair whose names the overrides file cannot tell apart
+	// Unnamable is a data link the overrides file cannot name: no entity
+	// name, or a target that does not parse.
+	Unnamable bool
 }
 
 type memberView struct {
@@ -260,12 +264,19 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 	} else {
 		d.Counts = fmt.Sprintf("%d must_link, %d cannot_link, %d keep_apart, %d rename",
 			len(o.MustLink), len(o.CannotLink), len(o.KeepApart), len(o.Rename))
+		if o.Links != nil {
+			d.Counts += fmt.Sprintf("; links: %d must_link, %d cannot_link", len(o.Links.MustLink), len(o.Links.CannotLink))
+		}
 	}
 	for _, it := range items[first:last] {
 		v := itemView{Item: it}
-		if it.Kind == KindPair {
+		switch it.Kind {
+		case KindPair:
 			v.Status = pairStatus(o, it.Link.A, it.Link.B)
 			v.SameName = sameName(it.Link.A, it.Link.B)
+		case KindLink:
+			v.Status = linkStatus(o, it.DataLink.SrcName, it.DataLink.Target)
+			v.Unnamable = linkProblem(it.DataLink) != ""
 		}
 		for i, m := range it.Members {
 			v.Members = append(v.Members, memberView{Member: m, I: i + 1, Status: memberStatus(o, m.Name)})
@@ -303,6 +314,22 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	var logArgs []any
 	switch action {
 	case actionAccept, actionReject:
+		if it.Kind == KindLink {
+			l := it.DataLink
+			if why := linkProblem(l); why != "" {
+				s.fail(w, http.StatusConflict, "item %d: %s, so the overrides file cannot name the link: nothing was written", n, why)
+				return
+			}
+			apply = func(o *consolidate.Overrides) {
+				if action == actionAccept {
+					o.AcceptLink(l.SrcName, l.Target, d)
+				} else {
+					o.RejectLink(l.SrcName, l.Target, d)
+				}
+			}
+			logArgs = []any{"entity", l.SrcName, "target", l.Target, "type", l.Type}
+			break
+		}
 		if it.Kind != KindPair {
 			s.fail(w, http.StatusBadRequest, "item %d is a node, not a pair: split one of its members instead", n)
 			return
@@ -322,6 +349,10 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 		}
 		logArgs = []any{"a", a, "b", b}
 	case actionSplit:
+		if it.Kind == KindLink {
+			s.fail(w, http.StatusBadRequest, "item %d is a link, not a node: accept or reject it instead", n)
+			return
+		}
 		member := r.PostForm.Get("member")
 		if member == "" {
 			s.fail(w, http.StatusBadRequest, "split item %d: the form has no member", n)
