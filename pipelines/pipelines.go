@@ -94,6 +94,10 @@ type Extract struct {
 	Schema    *Schema      `yaml:"schema"`    // allowed entity and relation types; nil: free, normalised
 	Evidence  EvidenceMode `yaml:"evidence"`  // what the model may give as evidence
 	Gleanings int          `yaml:"gleanings"` // extra "what did you miss?" turns per chunk, 0..3
+	// Skip sends no chunk to the chat model: the graph is what the tables,
+	// the documents' structure and the link step make of them (the
+	// name-only path; no model is asked for anything).
+	Skip bool `yaml:"skip"`
 }
 
 // EvidenceMode says what the model may give as a triplet's evidence.

@@ -303,6 +303,9 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 			sources = append(sources, src)
 			for _, c := range cs {
 				chunks = append(chunks, c)
+				if p.Extract.Skip {
+					continue
+				}
 				if rn.Progress != nil {
 					rn.Progress.Queued()
 				}

@@ -347,3 +347,28 @@ resolve: {embeddings: false}
 		}
 	}
 }
+
+// TestRunner_ExtractSkipAsksTheModelNothing: with extract.skip the build
+// ingests and chunks as always, sends no chunk to the chat model (the
+// server here answers nothing: any call would fail the build) and still
+// writes a bundle of the tables and chunks.
+func TestRunner_ExtractSkipAsksTheModelNothing(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	srv.Close()
+	c, err := llm.New(llm.Options{Host: srv.URL, BaseDelay: time.Millisecond, MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	p, _ := corpus(t)
+	p.Extract.Skip = true
+	out := t.TempDir()
+	rep, err := (&Runner{LLM: c, CacheDir: t.TempDir(), OutDir: out}).Run(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Chunks != 2 || rep.Tables != 1 || rep.Triplets != 0 || rep.LLM.Calls != 0 || rep.Bundle == "" {
+		t.Errorf("report: %d chunks %d tables %d triplets %d calls, bundle %q; want 2, 1, 0, 0 and a bundle",
+			rep.Chunks, rep.Tables, rep.Triplets, rep.LLM.Calls, rep.Bundle)
+	}
+}
