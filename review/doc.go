@@ -1,19 +1,24 @@
 // Package review serves the merge-review page: a small web application
 // through which a domain expert reads the merges of a bundle's merge log,
 // with their evidence and neighbourhood, and accepts, rejects or splits
-// them. Each decision is written at once to the overrides file
-// (consolidate.Overrides), which every later build applies.
+// them; and, beside them, the links of its link log (an entity or concept
+// to a table, column or row), which they accept or reject. Each decision
+// is written at once to the overrides file (consolidate.Overrides; link
+// decisions to its links: section), which every later build applies.
 //
 // New reads what the page needs from a bundle into memory (the merge log,
-// its scored pairs, the entity nodes, their relationships and the chunks
-// that hold their evidence), so the bundle can be closed once it returns.
+// its scored pairs, the link log, the table profiles, the entity nodes,
+// their relationships and the chunks that hold their evidence), so the
+// bundle can be closed once it returns.
 // The Server it returns is an http.Handler, and Serve serves it on a
 // listener with bounded read times:
 //
 //	GET  /                     the items, most doubtful first (?page=N)
 //	GET  /static/{name}        the page's CSS and script (embedded)
-//	POST /items/{n}/accept     the pair of item n are the same: must_link
-//	POST /items/{n}/reject     the pair of item n are different: cannot_link
+//	POST /items/{n}/accept     the pair of item n are the same: must_link;
+//	                           the link of item n holds: links.must_link
+//	POST /items/{n}/reject     the pair of item n are different: cannot_link;
+//	                           the link of item n does not: links.cannot_link
 //	POST /items/{n}/split      member (a form field) of item n stays alone: keep_apart
 //
 // Another site must not use the reviewer's browser, so every request

@@ -43,8 +43,10 @@ func linkFixture() bundle.Contents {
 		}},
 	}
 	g := &c.Graph
-	row := kg.Node{ID: "n-row-s1", Name: "Kestrel Alloys", Kind: kg.NodeConcept, Labels: []string{"Entity", "Supplier"},
-		Properties: map[string]string{"type": "Supplier", kg.PropTable: "suppliers", kg.PropKeyColumn: "id", kg.PropKey: "S1"}}
+	row := kg.Node{
+		ID: "n-row-s1", Name: "Kestrel Alloys", Kind: kg.NodeConcept, Labels: []string{"Entity", "Supplier"},
+		Properties: map[string]string{"type": "Supplier", kg.PropTable: "suppliers", kg.PropKeyColumn: "id", kg.PropKey: "S1"},
+	}
 	g.Nodes = append(g.Nodes,
 		concept("n-supplier", "supplier", "Concept"),
 		concept("n-lead", "lead time", "Quantity"),
