@@ -33,7 +33,8 @@ func linkReportGraph() kg.Graph {
 			row(r1, "Kestrel Alloys", "S1"), row(r2, "TechChip Inc", "S2"),
 		},
 		Edges: []kg.Edge{
-			{ID: "e1", Src: r1, Dst: sup, Type: kg.LinkRowOf}, {ID: "e2", Src: r2, Dst: sup, Type: kg.LinkRowOf},
+			{ID: "e1", Src: r1, Dst: sup, Type: kg.LinkRowOf},
+			{ID: "e2", Src: r2, Dst: sup, Type: kg.LinkRowOf},
 			{ID: "e3", Src: r2, Dst: r1, Type: "HAS_PARENT"},
 		},
 		Links: []kg.Link{

@@ -28,6 +28,10 @@ const NodeLabel = "KGNode"
 // build whose node has current = true is the graph readers should use.
 const BuildLabel = "KGBuild"
 
+// RowIndex is the index that finds a row entity of a build by its table
+// and key: MATCH (n:KGNode {build_id: $b, table: 'suppliers', key: 'S1'}).
+const RowIndex = "kgnode_row"
+
 // Build states recorded on a KGBuild node.
 const (
 	StatusLoading  = "loading"
@@ -117,11 +121,13 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Loader, error) {
 func (l *Loader) Close(ctx context.Context) error { return l.driver.Close(ctx) }
 
 // schema is created before any data: ids are unique per build, builds are
-// found by id, and stale builds are found through the build_id index.
+// found by id, stale builds are found through the build_id index, and a
+// row entity is found by its table and key (kg.PropTable, kg.PropKey).
 var schema = []string{
 	"DROP CONSTRAINT kgnode_id IF EXISTS", // format of kgforge before staged loads: ids unique across builds
 	"CREATE CONSTRAINT kgnode_key IF NOT EXISTS FOR (n:" + NodeLabel + ") REQUIRE (n.id, n.build_id) IS UNIQUE",
 	"CREATE INDEX kgnode_build IF NOT EXISTS FOR (n:" + NodeLabel + ") ON (n.build_id)",
+	"CREATE INDEX " + RowIndex + " IF NOT EXISTS FOR (n:" + NodeLabel + ") ON (n.build_id, n." + kg.PropTable + ", n." + kg.PropKey + ")",
 	"CREATE CONSTRAINT kgbuild_id IF NOT EXISTS FOR (b:" + BuildLabel + ") REQUIRE b.id IS UNIQUE",
 }
 

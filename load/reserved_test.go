@@ -67,14 +67,18 @@ func TestReservedNamesNeverComeFromExtractedTypes(t *testing.T) {
 }
 
 // TestReservedNamesCoverTheStructure checks that every node kind has its
-// label and every structural edge type consolidate writes is reserved.
+// label and every structural edge type consolidate writes, and every link
+// type of the link step, is reserved.
 func TestReservedNamesCoverTheStructure(t *testing.T) {
 	for _, k := range []kg.NodeKind{kg.NodeConcept, kg.NodeDocument, kg.NodeChunk, kg.NodeTable, kg.NodeColumn} {
 		if l, ok := kindLabels[k]; !ok || !slices.Contains(reservedLabels, l) {
 			t.Errorf("node kind %s has no reserved label", k)
 		}
 	}
-	for _, e := range []string{consolidate.EdgeHasChunk, consolidate.EdgeMentions, consolidate.EdgeHasColumn, consolidate.EdgeJoins} {
+	for _, e := range []string{
+		consolidate.EdgeHasChunk, consolidate.EdgeMentions, consolidate.EdgeHasColumn, consolidate.EdgeJoins,
+		kg.LinkRepresentedBy, kg.LinkMeasuredBy, kg.LinkRowOf, kg.LinkSameAs,
+	} {
 		if !slices.Contains(reservedRelTypes, e) {
 			t.Errorf("structural edge type %s is not reserved", e)
 		}

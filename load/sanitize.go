@@ -76,8 +76,13 @@ var reservedLabels = []string{NodeLabel, BuildLabel, "Entity", "Document", "Chun
 
 // reservedRelTypes are the types of the structural relationships that
 // consolidate writes (document to chunk, chunk to entity, table to column,
-// table to table). An extracted predicate never becomes one of them.
-var reservedRelTypes = []string{"HAS_CHUNK", "MENTIONS", "HAS_COLUMN", "JOINS"}
+// table to table) and of the links between the semantic layer and the data
+// layer (concept to table or column, row entity to its table, entity to
+// its row). An extracted predicate never becomes one of them.
+var reservedRelTypes = []string{
+	"HAS_CHUNK", "MENTIONS", "HAS_COLUMN", "JOINS",
+	kg.LinkRepresentedBy, kg.LinkMeasuredBy, kg.LinkRowOf, kg.LinkSameAs,
+}
 
 // Suffixes that turn an extracted type spelling a reserved name into one
 // of its own.
