@@ -48,10 +48,12 @@ func (t Target) String() string {
 	return t.Table
 }
 
-// ParseTarget reads a link target: TABLE, TABLE.COLUMN (the column is all
-// after the first dot) or TABLE[KEY] (the key is all between the first [
-// and a closing ] at the end). White space around the table and the column
-// is dropped; a key is kept as written.
+// ParseTarget reads a link target: TABLE, TABLE.COLUMN or TABLE[KEY].
+// A table name holds no dot, bracket or white space (kgforge's table names
+// are lower snake case), so the first dot or [ ends it: after a dot, all
+// the rest is the column ("parts.weight [kg]"); after a [, all up to the
+// closing ] at the end is the key ("suppliers[S.1]"). White space around
+// the table and the column is dropped; a key is kept as written.
 func ParseTarget(s string) (Target, error) {
 	const want = "want TABLE, TABLE.COLUMN or TABLE[KEY]"
 	s = strings.TrimSpace(s)
@@ -59,7 +61,15 @@ func ParseTarget(s string) (Target, error) {
 		return Target{}, fmt.Errorf("empty target: %s", want)
 	}
 	var t Target
-	if i := strings.IndexByte(s, '['); i >= 0 {
+	switch i := strings.IndexAny(s, ".["); {
+	case i < 0:
+		t.Table = s
+	case s[i] == '.':
+		t.Table, t.Column = strings.TrimSpace(s[:i]), strings.TrimSpace(s[i+1:])
+		if t.Column == "" {
+			return Target{}, fmt.Errorf("target %q: empty column: %s", s, want)
+		}
+	default:
 		if !strings.HasSuffix(s, "]") {
 			return Target{}, fmt.Errorf("target %q: a row target ends with ]: %s", s, want)
 		}
@@ -67,21 +77,12 @@ func ParseTarget(s string) (Target, error) {
 		if strings.TrimSpace(t.Key) == "" {
 			return Target{}, fmt.Errorf("target %q: empty key: %s", s, want)
 		}
-	} else if i := strings.IndexByte(s, '.'); i >= 0 {
-		t.Table, t.Column = strings.TrimSpace(s[:i]), strings.TrimSpace(s[i+1:])
-		if t.Column == "" {
-			return Target{}, fmt.Errorf("target %q: empty column: %s", s, want)
-		}
-	} else {
-		t.Table = s
 	}
 	switch {
 	case t.Table == "":
 		return Target{}, fmt.Errorf("target %q: empty table: %s", s, want)
-	case strings.ContainsAny(t.Table, ".[] \t\r\n"):
-		return Target{}, fmt.Errorf("target %q: the table %q holds a dot, a bracket or white space: %s", s, t.Table, want)
-	case t.Key == "" && strings.ContainsAny(t.Column, "[]"):
-		return Target{}, fmt.Errorf("target %q: the column %q holds a bracket: %s", s, t.Column, want)
+	case strings.ContainsAny(t.Table, "] \t\r\n"):
+		return Target{}, fmt.Errorf("target %q: the table %q holds a bracket or white space: %s", s, t.Table, want)
 	}
 	return t, nil
 }
