@@ -3,6 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,9 +14,12 @@ import (
 	"strings"
 	"testing"
 
+	"kgforge/agent"
 	"kgforge/bundle"
+	"kgforge/ingest"
 	"kgforge/kg"
 	"kgforge/load"
+	"kgforge/pipelines"
 	"kgforge/stages"
 )
 
@@ -37,9 +44,13 @@ func TestRun_UsageErrors(t *testing.T) {
 	}
 }
 
-// TestBuildIntegration runs the example pipeline twice against the real
-// Ollama and Neo4j and checks the bundle, the graph and determinism.
-func TestBuildIntegration(t *testing.T) {
+// TestBuildE2EIntegration runs the CLI end to end against the real Ollama
+// and Neo4j on testdata/e2e, one short source of every kind the example has
+// (a handful of chunks, so the test does not wait on the model for long):
+// two builds, the bundle, verify, query, ask and a reload. It loads a graph
+// of its own name, removes it at the end, and leaves the demo's graph as it
+// found it.
+func TestBuildE2EIntegration(t *testing.T) {
 	if os.Getenv("KGFORGE_INTEGRATION") == "" {
 		t.Skip("KGFORGE_INTEGRATION not set; run make test")
 	}
@@ -49,8 +60,10 @@ func TestBuildIntegration(t *testing.T) {
 	ctx := context.Background()
 	out := t.TempDir()
 	t.Setenv("KGFORGE_CACHE_DIR", t.TempDir()) // the first build really calls the model
+	pipeline, graph := e2eCorpus(t)
+	l := testLoader(t, graph)
 
-	first := buildExample(t, out)
+	first := buildPipeline(t, pipeline, out)
 	if first.LLM.Calls == 0 {
 		t.Fatal("first build made no LLM calls")
 	}
@@ -60,25 +73,34 @@ func TestBuildIntegration(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = b1.Close() })
 	ids1 := checkBundle(t, b1)
+	checkEveryKind(t, b1)
 
-	// Neo4j holds exactly the bundle's graph.
-	l, err := load.New(ctx, *neo4jFromEnv(1000), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close(ctx) })
+	// Neo4j holds exactly the bundle's graph, under the test's own name.
 	m := b1.Manifest
-	nodes, rels, err := l.Counts(ctx, m.Pipeline)
+	nodes, rels, err := l.Counts(ctx, graph)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if nodes != m.Counts["nodes"] || rels != m.Counts["edges"] {
-		t.Errorf("neo4j has %d nodes %d relationships, bundle %d %d", nodes, rels, m.Counts["nodes"], m.Counts["edges"])
+	if m.Pipeline != graph || nodes != m.Counts["nodes"] || rels != m.Counts["edges"] {
+		t.Errorf("neo4j graph %s has %d nodes %d relationships, bundle of %s %d %d", graph, nodes, rels, m.Pipeline, m.Counts["nodes"], m.Counts["edges"])
 	}
+	checkCommands(t, out)
+	checkRebuild(t, l, pipeline, out, first, ids1)
+}
 
-	// A second build of the unchanged example is served from the cache
-	// and gives the same ids.
-	second := buildExample(t, out)
+// checkRebuild builds the unchanged corpus again and checks that the
+// second build is served from the cache, gives the same ids, becomes the
+// current build in Neo4j without changing the graph, and that loading it
+// once more through the CLI writes nothing.
+func checkRebuild(t *testing.T, l *load.Loader, pipeline, out string, first *stages.Report, ids1 map[string][]string) {
+	t.Helper()
+	ctx := context.Background()
+	graph := first.Pipeline
+	nodes, rels, err := l.Counts(ctx, graph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := buildPipeline(t, pipeline, out)
 	if second.LLM.Calls != 0 || second.Extract.CacheHits+second.Extract.Skipped != second.Chunks-len(rejectedChunks(second)) {
 		t.Errorf("second build: %d LLM calls, %d cache hits and %d chunks without sentences of %d chunks",
 			second.LLM.Calls, second.Extract.CacheHits, second.Extract.Skipped, second.Chunks)
@@ -94,21 +116,185 @@ func TestBuildIntegration(t *testing.T) {
 	ids2 := checkBundle(t, b2)
 	for kind := range ids1 {
 		if !slices.Equal(ids1[kind], ids2[kind]) {
-			t.Errorf("%s ids differ between two builds of the unchanged example", kind)
+			t.Errorf("%s ids differ between two builds of the unchanged corpus", kind)
 		}
 	}
-	if n2, r2, _ := l.Counts(ctx, m.Pipeline); n2 != nodes || r2 != rels {
+	if n2, r2, _ := l.Counts(ctx, graph); n2 != nodes || r2 != rels {
 		t.Errorf("reloading the same graph changed neo4j: %d %d -> %d %d", nodes, rels, n2, r2)
 	}
-	if cur, err := l.Current(ctx, m.Pipeline); err != nil || cur != second.BuildID {
+	if cur, err := l.Current(ctx, graph); err != nil || cur != second.BuildID {
 		t.Errorf("current build in neo4j = %q (%v), want %s", cur, err, second.BuildID)
+	}
+	cli(t, exitOK, "load", "neo4j", "--bundle", out)
+	if n3, r3, _ := l.Counts(ctx, graph); n3 != nodes || r3 != rels {
+		t.Errorf("kgforge load neo4j of the current build changed neo4j: %d %d -> %d %d", nodes, rels, n3, r3)
 	}
 }
 
-func buildExample(t *testing.T, out string) *stages.Report {
+// e2eCorpus copies testdata/e2e to a temporary directory under a pipeline
+// name of its own, kgforge-test-<random>, which is also its Neo4j graph: a
+// test never writes the graph of the demo, of a user, or of another run.
+func e2eCorpus(t *testing.T) (pipeline, graph string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "e2e")
+	if err := os.CopyFS(dir, os.DirFS("../../testdata/e2e")); err != nil {
+		t.Fatal(err)
+	}
+	pipeline = filepath.Join(dir, "pipeline.yaml")
+	raw, err := os.ReadFile(pipeline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const name = "\nname: kgforge-e2e\n"
+	if strings.Count(string(raw), name) != 1 {
+		t.Fatalf("%s: no line %q to rename", pipeline, strings.TrimSpace(name))
+	}
+	graph = fmt.Sprintf("kgforge-test-%016x", rand.Uint64())
+	raw = []byte(strings.Replace(string(raw), name, "\nname: "+graph+"\n", 1))
+	if err := os.WriteFile(pipeline, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return pipeline, graph
+}
+
+// testLoader connects to Neo4j for the test's checks and, at its end,
+// removes the test's graph and checks that nothing of it is left and that
+// the demo's graph (pipelines/example.yaml) is as it was.
+func testLoader(t *testing.T, graph string) *load.Loader {
+	t.Helper()
+	ctx := context.Background()
+	l, err := load.New(ctx, *neo4jFromEnv(1000), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close(ctx) })
+	demo, err := pipelines.Load("../../pipelines/example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	demoNodes, demoRels, err := l.Counts(ctx, demo.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	demoBuild, err := l.Current(ctx, demo.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if _, err := l.Drop(ctx, graph); err != nil {
+			t.Errorf("remove the test graph: %v", err)
+		}
+		if cur, err := l.Current(ctx, graph); err != nil || cur != "" {
+			t.Errorf("after cleanup graph %s still has build %q (%v)", graph, cur, err)
+		}
+		n, r, err := l.Counts(ctx, demo.Name)
+		cur, err2 := l.Current(ctx, demo.Name)
+		if err := errors.Join(err, err2); err != nil || n != demoNodes || r != demoRels || cur != demoBuild {
+			t.Errorf("the demo graph %s changed: build %q, %d nodes, %d relationships before; %q, %d, %d after (%v)",
+				demo.Name, demoBuild, demoNodes, demoRels, cur, n, r, err)
+		}
+	})
+	return l
+}
+
+// checkEveryKind checks that the corpus has a source of every kind the
+// example names, and that each became chunks or tables.
+func checkEveryKind(t *testing.T, b *bundle.Bundle) {
+	t.Helper()
+	chunks := map[string]int{}
+	if err := b.Chunks(context.Background(), func(c kg.Chunk) error { chunks[c.SourceID]++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	tables, err := b.Tables()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tb := range tables {
+		chunks[tb.SourceID]++
+	}
+	got := map[kg.SourceKind]bool{}
+	for _, s := range b.Manifest.Sources {
+		got[kg.SourceKind(s.Kind)] = true
+		if chunks[s.ID] == 0 {
+			t.Errorf("source %s (%s) gave no chunk and no table", s.URI, s.Kind)
+		}
+	}
+	for _, k := range exampleKinds(t) {
+		if !got[k] {
+			t.Errorf("the example has %s sources, testdata/e2e none: add a short one", k)
+		}
+	}
+}
+
+// exampleKinds returns the kinds of the files the example pipeline names.
+func exampleKinds(t *testing.T) []kg.SourceKind {
+	t.Helper()
+	p, err := pipelines.Load("../../pipelines/example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys := os.DirFS(p.Resolve(p.Root))
+	var kinds []kg.SourceKind
+	for _, s := range p.Sources {
+		for _, pat := range s.Paths {
+			files, err := fs.Glob(fsys, pat)
+			if err != nil || len(files) == 0 {
+				t.Fatalf("example source %s: pattern %s matches %d files (%v)", s.Name, pat, len(files), err)
+			}
+			for _, f := range files {
+				if k := kg.SourceKind(s.Kind); k != "" {
+					kinds = append(kinds, k)
+				} else {
+					kinds = append(kinds, ingest.KindOf(f))
+				}
+			}
+		}
+	}
+	slices.Sort(kinds)
+	return slices.Compact(kinds)
+}
+
+// checkCommands runs verify, query and ask on the output directory.
+func checkCommands(t *testing.T, out string) {
+	t.Helper()
+	if got := cli(t, exitOK, "bundle", "verify", out); !strings.HasPrefix(got, "ok: ") {
+		t.Errorf("bundle verify printed %q", got)
+	}
+	if got := strings.Fields(cli(t, exitOK, "query", "--bundle", out, "SELECT count(*) AS n FROM orders")); !slices.Equal(got, []string{"n", "40"}) {
+		t.Errorf("query of the orders table printed %q, want n and 40", got)
+	}
+	cli(t, anyFailure, "query", "--bundle", out, "DELETE FROM orders")
+	const steps = 2
+	var ans agent.Answer
+	raw := cli(t, exitOK, "ask", "--bundle", out, "--max-steps", strconv.Itoa(steps), "--json", "Which supplier delivered batch KA-2503-17?")
+	if err := json.Unmarshal([]byte(raw), &ans); err != nil {
+		t.Fatalf("ask --json: %v\n%s", err, raw)
+	}
+	if len(ans.Steps) == 0 || ans.Steps[0].Tool != agent.ToolLs || len(ans.Steps) > steps || ans.Text == "" {
+		t.Errorf("ask: %d steps (budget %d), first %+v, answer %q", len(ans.Steps), steps, ans.Steps, ans.Text)
+	}
+	t.Logf("ask: answered %v in %d steps: %q", ans.Answered, len(ans.Steps), ans.Text)
+}
+
+// anyFailure is the exit code cli wants of a command that must fail,
+// whatever its code.
+const anyFailure = -1
+
+// cli runs kgforge with args, checks its exit code and returns its stdout.
+func cli(t *testing.T, want int, args ...string) string {
+	t.Helper()
+	var code int
+	stdout := captureStdout(t, func() { code = run(context.Background(), args) })
+	if code != want && (want != anyFailure || code == exitOK) {
+		t.Errorf("kgforge %s: exit code %d, want %d\n%s", strings.Join(args, " "), code, want, stdout)
+	}
+	return string(stdout)
+}
+
+func buildPipeline(t *testing.T, pipeline, out string) *stages.Report {
 	t.Helper()
 	stdout := captureStdout(t, func() {
-		code := run(context.Background(), []string{"build", "--pipeline", "../../pipelines/example.yaml", "--out", out, "--json"})
+		code := run(context.Background(), []string{"build", "--pipeline", pipeline, "--out", out, "--json"})
 		if code != exitOK && code != exitPartial {
 			t.Fatalf("build exit code %d", code)
 		}
@@ -119,6 +305,11 @@ func buildExample(t *testing.T, out string) *stages.Report {
 	}
 	t.Logf("build %s: %d chunks, %d triplets kept, dropped %v, %d nodes, %d edges, %d LLM calls, %.1f tokens/s, rejected %d",
 		rep.BuildID, rep.Chunks, rep.Triplets, rep.Extract.Dropped, rep.Nodes, rep.Edges, rep.LLM.Calls, rep.TokensPS, len(rep.Rejected))
+	for _, rj := range rep.Rejected {
+		if rj.Stage != "extract" {
+			t.Errorf("build rejected %s at %s: %s", rj.Item, rj.Stage, rj.Reason)
+		}
+	}
 	return &rep
 }
 
