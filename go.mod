@@ -16,6 +16,7 @@ require (
 	github.com/mattn/go-sqlite3 v1.14.53
 	github.com/neo4j/neo4j-go-driver/v5 v5.28.4
 	github.com/ollama/ollama v0.17.4
+	github.com/petar-dambovaliev/aho-corasick v0.0.0-20250424160509-463d218d4745
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/cobra v1.7.0
 	github.com/tiktoken-go/tokenizer v0.10.0

@@ -48,15 +48,16 @@ var allowed = map[string][]string{
 
 // owners says which one package may import each outside system.
 var owners = map[string]string{
-	"github.com/ollama/ollama":             "llm",
-	"github.com/neo4j/neo4j-go-driver":     "load",
-	"github.com/apache/arrow-go":           "bundle",
-	"github.com/duckdb/duckdb-go":          "internal/duck",
-	"github.com/duckdb/duckdb-go-bindings": "internal/duck",
-	"github.com/xuri/excelize":             "ingest/xlsx",
-	"github.com/ledongthuc/pdf":            "ingest/pdf",
-	"github.com/jackc/pgx":                 "ingest/sqldb",
-	"github.com/mattn/go-sqlite3":          "ingest/sqldb",
+	"github.com/ollama/ollama":                  "llm",
+	"github.com/neo4j/neo4j-go-driver":          "load",
+	"github.com/apache/arrow-go":                "bundle",
+	"github.com/duckdb/duckdb-go":               "internal/duck",
+	"github.com/duckdb/duckdb-go-bindings":      "internal/duck",
+	"github.com/xuri/excelize":                  "ingest/xlsx",
+	"github.com/ledongthuc/pdf":                 "ingest/pdf",
+	"github.com/jackc/pgx":                      "ingest/sqldb",
+	"github.com/mattn/go-sqlite3":               "ingest/sqldb",
+	"github.com/petar-dambovaliev/aho-corasick": "consolidate/link",
 }
 
 type pkg struct {

@@ -14,6 +14,8 @@ type Config struct {
 	// link is in the graph, between Low and High it is uncertain.
 	High, Low float64
 	Overrides Overrides
+	// Dict tunes the dictionary mentions (dict.go).
+	Dict DictConfig
 }
 
 // DefaultMaxRowEntities is the default bound on row entities per table.

@@ -78,6 +78,10 @@ var corporateSuffixes = setOf(
 	"holding", "holdings",
 )
 
+// IsCorporateSuffix reports whether word, as NormalizeName spells it, is a
+// legal-form word ("ltd", "inc", "gmbh", "sa"), one the suffix key drops.
+func IsCorporateSuffix(word string) bool { return corporateSuffixes[word] }
+
 // stopWords are left out of an expansion's initials ("Bank of America" →
 // "ba"); the initials of all words are a second acronym key.
 var stopWords = setOf("of", "the", "and", "for", "de", "la", "le", "les", "du", "des", "der", "die", "das", "und", "et", "y", "von", "van", "a", "an", "in", "on", "at", "to", "&")
