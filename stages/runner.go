@@ -426,8 +426,7 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 	contents := bundle.Contents{
 		Sources: sources, Chunks: chunks, Triplets: triplets, Tables: tables, Graph: graph,
 		MergeReport: consolidate.MergeReport(graph, cons.Resolution),
-		// nil: the tables' decisions are read off the graph until consolidate.Output carries link.RowSet.Decisions.
-		LinkReport: consolidate.LinkReport(graph, nil),
+		LinkReport:  consolidate.LinkReport(graph, cons.Tables),
 	}
 	if embedder != nil {
 		m.Models["embed"] = bundle.Model{Name: p.LLM.EmbedModel, Digest: embedder.Digest}
