@@ -1,0 +1,290 @@
+package link
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"kgforge/kg"
+)
+
+// conceptTables is a small data layer with the columns the issue names.
+func conceptTables() []kg.Table {
+	return []kg.Table{
+		{Name: "suppliers", Rows: 3, Columns: []kg.Column{
+			{Name: "supplier_id", Type: "VARCHAR", Distinct: 3, Samples: []string{"S1", "S2", "S3"}},
+			{Name: "name", Type: "VARCHAR", Distinct: 3, Samples: []string{"Kestrel Alloys", "Tagus Composites", "Serra Brakes"}},
+			{Name: "rating", Type: "DOUBLE", Distinct: 3, Samples: []string{"3.2", "4.1", "4.6"}},
+		}},
+		{Name: "parts", Rows: 3, Columns: []kg.Column{
+			{Name: "part_id", Type: "VARCHAR", Distinct: 3},
+			{Name: "name", Type: "VARCHAR", Distinct: 3, Samples: []string{"Aluminium frame", "Brake set", "Saddle"}},
+			{Name: "category", Type: "VARCHAR", Distinct: 3, Samples: []string{"brakes", "frames", "saddles"}},
+			{Name: "supplier_id", Type: "VARCHAR", Distinct: 3},
+			{Name: "lead_time_days", Type: "BIGINT", Distinct: 3, Samples: []string{"10", "14", "30"}},
+			{Name: "unitCostEur", Type: "DOUBLE", Distinct: 3},
+		}},
+		{Name: "orders", Rows: 4, Columns: []kg.Column{
+			{Name: "order_id", Type: "VARCHAR", Distinct: 4},
+			{Name: "customer", Type: "VARCHAR", Distinct: 2, Samples: []string{"Pedal & Co", "Ridgeline Bike Shops"}},
+			{Name: "promised_at", Type: "DATE", Distinct: 4},
+			{Name: "delivered_at", Type: "DATE", Distinct: 4},
+			{Name: "status", Type: "VARCHAR", Distinct: 3, Samples: []string{"delayed", "delivered", "open"}},
+		}},
+		{Name: "production_plan_scrap", Origin: "Scrap", Rows: 4, Columns: []kg.Column{
+			{Name: "batch_id", Type: "VARCHAR", Distinct: 4},
+			{Name: "defect", Type: "VARCHAR", Distinct: 4, Samples: []string{"cracked weld", "none found"}},
+			{Name: "units", Type: "BIGINT", Distinct: 4},
+		}},
+	}
+}
+
+func conceptNodes(names ...string) []kg.Node {
+	var out []kg.Node
+	for _, n := range names {
+		out = append(out, conceptNode(n, "concept"))
+	}
+	return out
+}
+
+// linksOf returns "SRC TYPE TARGET" for every link of band.
+func linksOf(links []kg.Link, band string) []string {
+	var out []string
+	for _, l := range links {
+		if l.Band == band {
+			out = append(out, l.SrcName+" "+l.Type+" "+l.Target)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestConcepts_NamesAndValuesLinkWithoutAModel(t *testing.T) {
+	nodes := conceptNodes("supplier", "Suppliers", "lead time", "supplier rating", "delayed order", "unit cost", "scrap", "purchase order")
+	links, edges, err := Concepts(context.Background(), nodes, conceptTables(), nil, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"Suppliers REPRESENTED_BY suppliers",
+		"delayed order MEASURED_BY orders.status",
+		"lead time MEASURED_BY parts.lead_time_days",
+		"scrap MEASURED_BY production_plan_scrap.units",
+		"scrap REPRESENTED_BY production_plan_scrap",
+		"supplier REPRESENTED_BY suppliers",
+		"supplier rating MEASURED_BY suppliers.rating",
+		"unit cost MEASURED_BY parts.unitCostEur",
+	}
+	if got := linksOf(links, kg.LinkBandLinked); !reflect.DeepEqual(got, want) {
+		t.Errorf("linked:\n got %q\nwant %q", got, want)
+	}
+	if len(edges) != len(want) {
+		t.Errorf("%d edges for %d linked links", len(edges), len(want))
+	}
+	for _, e := range edges {
+		if e.ID != kg.EdgeID(e.Src, e.Type, e.Dst) {
+			t.Errorf("edge %s: id is not EdgeID(src, type, dst)", e.ID)
+		}
+	}
+	for _, l := range links {
+		if l.Type == kg.LinkRepresentedBy && l.Dst != kg.TableNodeID(l.Target) {
+			t.Errorf("link %s: dst is not the table node of %s", l.ID, l.Target)
+		}
+		if l.Type == kg.LinkMeasuredBy && l.Dst != kg.ColumnNodeID(strings.Split(l.Target, ".")[0], strings.Split(l.Target, ".")[1]) {
+			t.Errorf("link %s: dst is not the column node of %s", l.ID, l.Target)
+		}
+	}
+}
+
+func TestConcepts_KeysAreNeverMeasures(t *testing.T) {
+	links, _, err := Concepts(context.Background(), conceptNodes("supplier", "order", "batch"), conceptTables(), nil, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range links {
+		if strings.HasSuffix(l.Target, "_id") {
+			t.Errorf("%s links to key column %s", l.SrcName, l.Target)
+		}
+	}
+}
+
+func TestIsConcept_CategoriesNotThings(t *testing.T) {
+	proper := conceptProperNames(conceptTables())
+	row := conceptNode("supplier", "Supplier")
+	row.Properties[kg.PropTable] = "suppliers"
+	chunk := conceptNode("supplier", "Supplier")
+	chunk.Kind = kg.NodeChunk
+	for _, c := range []struct {
+		node kg.Node
+		want bool
+	}{
+		{conceptNode("supplier", "company"), true},
+		{conceptNode("Supplier", "company"), true},
+		{conceptNode("Lead time", "duration"), true},
+		{conceptNode("late delivery", "event"), true},
+		{conceptNode("Kestrel Alloys", "company"), false},        // a proper name
+		{conceptNode("Head of Procurement", "role"), false},      // a capital after the first word
+		{conceptNode("Kestrel", "company"), false},               // a capitalised value of the data layer
+		{conceptNode("Kestrel plant", "plant"), false},           // starts with one
+		{conceptNode("Trail 500", "product"), false},             // a number
+		{conceptNode("Delivery Performance", "kpi"), true},       // typed as a concept
+		{conceptNode("one two three four five six", "x"), false}, // too long to be a name
+		{row, false},
+		{chunk, false},
+	} {
+		if got := IsConcept(c.node, proper); got != c.want {
+			t.Errorf("IsConcept(%q, %q) = %v, want %v", c.node.Name, c.node.Properties["type"], got, c.want)
+		}
+	}
+}
+
+func TestConcepts_InstancesAndRowEntitiesGetNoConceptLinks(t *testing.T) {
+	row := conceptNode("Kestrel Alloys", "Supplier")
+	row.Properties[kg.PropTable] = "suppliers"
+	nodes := []kg.Node{conceptNode("Kestrel Alloys", "company"), conceptNode("Kestrel plant", "plant"), row}
+	links, edges, err := Concepts(context.Background(), nodes, conceptTables(), conceptFixedEmbedder{}, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(links)+len(edges) != 0 {
+		t.Errorf("things got concept links: %v", linksOf(links, kg.LinkBandUncertain))
+	}
+}
+
+// conceptFixedEmbedder is a fault: a model that finds every text the same
+// (every cosine 1).
+type conceptFixedEmbedder struct{ err error }
+
+func (e conceptFixedEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	if e.err != nil {
+		return nil, e.err
+	}
+	out := make([][]float32, len(texts))
+	for i := range out {
+		out[i] = []float32{1, 0}
+	}
+	return out, nil
+}
+
+func TestConcepts_EmbeddingAloneNeverLinks(t *testing.T) {
+	links, _, err := Concepts(context.Background(), conceptNodes("bicycle colour"), conceptTables(), conceptFixedEmbedder{}, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(links) == 0 {
+		t.Fatal("a cosine of 1 gave no candidate: blocking by neighbours is not wired")
+	}
+	for _, l := range links {
+		if l.Band == kg.LinkBandLinked || l.Score > ConceptEmbedWeight+1e-9 {
+			t.Errorf("%s → %s: score %.3f band %s from the embedding alone", l.SrcName, l.Target, l.Score, l.Band)
+		}
+	}
+	// Neighbours are bounded: ConceptNeighbours tables and as many columns.
+	if max := 2 * ConceptNeighbours; len(links) > max {
+		t.Errorf("%d candidates for one concept without a name match, want at most %d", len(links), max)
+	}
+}
+
+func TestConcepts_EmbedderErrorNamesTheStep(t *testing.T) {
+	boom := errors.New("connection refused")
+	_, _, err := Concepts(context.Background(), conceptNodes("supplier"), conceptTables(), conceptFixedEmbedder{err: boom}, Config{})
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "link concepts: embed") {
+		t.Errorf("error = %v, want it to wrap the embedder's and name the step", err)
+	}
+}
+
+func TestConcepts_OverridesApplyFirst(t *testing.T) {
+	cfg := Config{Overrides: Overrides{
+		CannotLink: []Pair{{Entity: "Supplier", Target: "suppliers", By: "ana"}},
+		MustLink: []Pair{
+			{Entity: "bicycle colour", Target: "parts.name", By: "rui"},
+			{Entity: "bicycle colour", Target: "parts[P1]", By: "rui"},      // a row: not a concept link
+			{Entity: "bicycle colour", Target: "nowhere.column", By: "rui"}, // not in the data layer
+		},
+	}}
+	links, edges, err := Concepts(context.Background(), conceptNodes("supplier", "bicycle colour"), conceptTables(), nil, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]kg.Link{}
+	for _, l := range links {
+		got[l.SrcName+" "+l.Target] = l
+	}
+	if l := got["supplier suppliers"]; l.Band != kg.LinkBandNone || l.Rule != RuleConceptCannot || l.DecidedBy != "ana" {
+		t.Errorf("cannot-link: band %q rule %q by %q", l.Band, l.Rule, l.DecidedBy)
+	}
+	if l := got["bicycle colour parts.name"]; l.Band != kg.LinkBandLinked || l.Rule != RuleConceptMustLink || l.DecidedBy != "rui" || l.Type != kg.LinkMeasuredBy {
+		t.Errorf("must-link: %+v", l)
+	}
+	var dsts []string
+	for _, e := range edges {
+		dsts = append(dsts, e.Dst)
+	}
+	if slices.Contains(dsts, kg.TableNodeID("suppliers")) || !slices.Contains(dsts, kg.ColumnNodeID("parts", "name")) {
+		t.Errorf("edges do not follow the overrides: %v", edges)
+	}
+	if len(links) != len(got) {
+		t.Errorf("duplicate links: %d links, %d distinct", len(links), len(got))
+	}
+}
+
+func TestConcepts_SameInputInAnyOrderGivesTheSameLinks(t *testing.T) {
+	nodes := conceptNodes("supplier", "lead time", "delayed order", "scrap", "unit cost", "customer")
+	want, wantEdges, err := Concepts(context.Background(), nodes, conceptTables(), conceptFixedEmbedder{}, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 5 {
+		ns, ts := slices.Clone(nodes), conceptTables()
+		r.Shuffle(len(ns), func(i, j int) { ns[i], ns[j] = ns[j], ns[i] })
+		r.Shuffle(len(ts), func(i, j int) { ts[i], ts[j] = ts[j], ts[i] })
+		got, gotEdges, err := Concepts(context.Background(), ns, ts, conceptFixedEmbedder{}, Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotEdges, wantEdges) {
+			t.Fatal("another input order gave other links")
+		}
+	}
+	if !slices.IsSortedFunc(want, func(a, b kg.Link) int { return strings.Compare(a.ID, b.ID) }) {
+		t.Error("links are not sorted by id")
+	}
+}
+
+func TestConcepts_BandsFollowConfig(t *testing.T) {
+	nodes := conceptNodes("supplier rating")
+	links, _, err := Concepts(context.Background(), nodes, conceptTables(), nil, Config{High: 0.95, Low: 0.3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range links {
+		if l.Target == "suppliers.rating" && (l.Band != kg.LinkBandUncertain || l.Rule != RuleConceptUncertain) {
+			t.Errorf("score %.2f under High 0.95: band %s rule %s", l.Score, l.Band, l.Rule)
+		}
+	}
+}
+
+func TestColumnTokens(t *testing.T) {
+	for _, c := range []struct {
+		column string
+		table  []string
+		want   string
+	}{
+		{"lead_time_days", []string{"part"}, "lead time"},
+		{"delivered_at", []string{"order"}, "delivered"},
+		{"order_date", []string{"order"}, "date"},
+		{"unitCostEur", []string{"part"}, "unit cost"},
+		{"qty", []string{"order"}, "quantity"},
+		{"scrap_pct", []string{"scrap"}, "scrap"},
+		{"categories", []string{"part"}, "category"},
+	} {
+		if got := strings.Join(columnTokens(c.column, c.table), " "); got != c.want {
+			t.Errorf("columnTokens(%q) = %q, want %q", c.column, got, c.want)
+		}
+	}
+}
