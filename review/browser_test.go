@@ -282,10 +282,10 @@ func samePairNames(l consolidate.Link, a, b string) bool {
 }
 
 // TestReviewBrowserLinkDecision drives the page in a real headless
-// Chromium over a bundle with a link log: the reviewer rejects a linked
-// link (an extracted company taken for a row of suppliers) and accepts an
-// uncertain one (the concept "supplier" is the table suppliers) with the
-// buttons; the page shows both decided, and the overrides file holds them
+// Chromium over a bundle with a link log: the reviewer rejects an
+// uncertain SAME_AS (an extracted company that might be a row of
+// suppliers) and accepts an uncertain REPRESENTED_BY (the concept
+// "supplier" is the table suppliers) with the buttons; the page shows both decided, and the overrides file holds them
 // in its links: section, which gives the link step its link.Overrides.
 func TestReviewBrowserLinkDecision(t *testing.T) {
 	if os.Getenv("KGFORGE_INTEGRATION") == "" {

@@ -264,7 +264,8 @@ func linkRank(decision string) int {
 // by name, so the order is stable.
 func buildItems(merges []kg.MergeDecision, links []kg.MergeLink, dataLinks []kg.Link) []Item {
 	pairs, clusters := mergeItems(merges, links)
-	items := append(pairs, linkItems(dataLinks)...)
+	linked := linkItems(dataLinks)
+	items := append(withoutSameAs(pairs, linked), linked...)
 	// Both lists are in order: a stable sort by group interleaves them.
 	slices.SortStableFunc(items, func(x, y Item) int { return cmp.Compare(itemGroup(x), itemGroup(y)) })
 	items = append(items, clusters...)
@@ -272,6 +273,20 @@ func buildItems(merges []kg.MergeDecision, links []kg.MergeLink, dataLinks []kg.
 		items[i].N = i + 1
 	}
 	return items
+}
+
+// withoutSameAs drops the pairs of an extracted entity and a row entity
+// that a SAME_AS link item shows: the link names the row by its table and
+// key, and a decision on it reaches the resolver as the pair's would.
+func withoutSameAs(pairs, links []Item) []Item {
+	nodes := func(a, b string) [2]string { return [2]string{min(a, b), max(a, b)} }
+	covered := map[[2]string]bool{}
+	for _, it := range links {
+		if l := it.DataLink; l.Type == kg.LinkSameAs {
+			covered[nodes(l.Src, l.Dst)] = true
+		}
+	}
+	return slices.DeleteFunc(pairs, func(it Item) bool { return covered[nodes(it.Link.ClusterID, it.Link.BCluster)] })
 }
 
 // itemGroup places pairs and data links on the page: uncertain pairs,

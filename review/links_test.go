@@ -27,9 +27,11 @@ func dataLink(src, name, typ, dst, target, band, rule string, score float64, evi
 }
 
 // linkFixture is the merge log's fixture with a data layer (two tables, a
-// row entity) and a link log: two uncertain concept links, one uncertain
-// link the overrides file cannot name, a linked row, and links the page
-// leaves out (a ROW_OF, a candidate below the bands).
+// row entity) and a link log: an uncertain concept link, an uncertain
+// SAME_AS of an extracted company and a row (with the resolver's pair
+// behind it), an uncertain link the overrides file cannot name, a linked
+// column, a link an expert refused, and links the page leaves out (a
+// ROW_OF, a candidate below the bands).
 func linkFixture() bundle.Contents {
 	c := fixture()
 	c.Tables = []kg.Table{
@@ -54,14 +56,20 @@ func linkFixture() bundle.Contents {
 		row,
 	)
 	g.Links = []kg.Link{
-		dataLink("n-lead", "lead time", kg.LinkMeasuredBy, kg.ColumnNodeID("parts", "lead_time_days"), "parts.lead_time_days", "uncertain", "score_uncertain", 0.55, ev("Porto plant")),
+		dataLink("n-lead", "lead time", kg.LinkMeasuredBy, kg.ColumnNodeID("parts", "lead_time_days"), "parts.lead_time_days", "linked", "score_high", 0.9, ev("Porto plant")),
 		dataLink("n-supplier", "supplier", kg.LinkRepresentedBy, kg.TableNodeID("suppliers"), "suppliers", "uncertain", "score_uncertain", 0.6),
-		dataLink("n-kestrel", "Kestrel Alloys Ltd.", kg.LinkSameAs, "n-row-s1", "suppliers[S1]", "linked", "score_high", 0.92, "suppliers[S1]", ev("Acme Corp")),
+		dataLink("n-kestrel", "Kestrel Alloys Ltd.", kg.LinkSameAs, "n-row-s1", "suppliers[S1]", "uncertain", "uncertain_cosine", 0.58, "suppliers[S1]", ev("Acme Corp")),
 		dataLink("n-row-s1", "Kestrel Alloys", kg.LinkRowOf, kg.TableNodeID("suppliers"), "suppliers[S1]", "linked", "row_of", 1),
 		dataLink("n-acme", "Acme Corp", kg.LinkRepresentedBy, kg.TableNodeID("parts"), "parts", "none", "score_low", 0.1),
 		dataLink("n-evil", "Evil Co", kg.LinkRepresentedBy, "x", "no such[", "uncertain", "score_uncertain", 0.5),
 		dataLink("n-beta", "Beta Ltd", kg.LinkRepresentedBy, kg.TableNodeID("parts"), "parts", "none", "cannot_link", 0.8),
 	}
+	// The resolver's uncertain pair behind the SAME_AS link: the link's
+	// item shows it.
+	g.MergeLinks = append(g.MergeLinks, kg.MergeLink{
+		ClusterID: "n-kestrel", A: "Kestrel Alloys Ltd.", B: "Kestrel Alloys", BCluster: "n-row-s1", Cosine: 0.58,
+		Band: "uncertain", Rule: "uncertain_cosine", Decision: "uncertain", Doubt: 0.95,
+	})
 	return c
 }
 
@@ -70,9 +78,9 @@ func linkFixture() bundle.Contents {
 // linked link, the link an expert refused, then the nodes.
 const (
 	linkSupplier = 3 // uncertain, score 0.6
-	linkLead     = 4 // uncertain, score 0.55
+	linkKestrel  = 4 // uncertain, score 0.58
 	linkBad      = 5 // uncertain, score 0.5, target does not parse
-	linkKestrel  = 9 // linked
+	linkLead     = 9 // linked
 	linkBeta     = 10
 )
 
@@ -80,9 +88,9 @@ func TestServerShowsUncertainLinksBesideUncertainMerges(t *testing.T) {
 	e := newEnv(t, linkFixture(), review.Options{})
 	want := []string{
 		"pair Beta Ltd", "pair Acme Corp",
-		"link supplier→suppliers", "link lead time→parts.lead_time_days", "link Evil Co→no such[",
+		"link supplier→suppliers", "link Kestrel Alloys Ltd.→suppliers[S1]", "link Evil Co→no such[",
 		"pair Lisbon warehouse", "pair Evil Co", "pair Porto plant",
-		"link Kestrel Alloys Ltd.→suppliers[S1]", "link Beta Ltd→parts",
+		"link lead time→parts.lead_time_days", "link Beta Ltd→parts",
 		"cluster Lisbon warehouse", "cluster Evil Co", "cluster Porto plant",
 	}
 	items := e.srv.Items()
