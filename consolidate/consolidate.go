@@ -207,19 +207,23 @@ func Build(ctx context.Context, in Input) (Output, error) {
 		slices.Sort(e.ChunkIDs)
 		g.Edges = append(g.Edges, *e)
 	}
-	for _, e := range mentions {
-		g.Edges = append(g.Edges, *e)
-	}
 	addTables(g, in.Tables)
 	if in.Data != nil {
 		rows, err := link.Rows(ctx, in.Data, in.Tables, in.Link)
 		if err != nil {
 			return out, err
 		}
+		// The chunks that name a row entity mention it, model or not.
+		_, dict := link.Mentions(in.Chunks, rows.Nodes, in.Link.Dict)
+		link.MergeMentions(mentions, dict)
+		link.AddChunkIDs(rows.Nodes, dict)
 		g.Nodes = append(g.Nodes, rows.Nodes...)
 		g.Edges = append(g.Edges, rows.Edges...)
 		g.Links = append(g.Links, rows.Links...)
 		out.Tables = rows.Decisions
+	}
+	for _, e := range mentions {
+		g.Edges = append(g.Edges, *e)
 	}
 	slices.SortFunc(g.Nodes, func(a, b kg.Node) int { return strings.Compare(a.ID, b.ID) })
 	slices.SortFunc(g.Edges, func(a, b kg.Edge) int { return strings.Compare(a.ID, b.ID) })

@@ -322,3 +322,19 @@ func MergeMentions(model map[string]*kg.Edge, dict []kg.Edge) []kg.Edge {
 	}
 	return added
 }
+
+// AddChunkIDs adds to each node the chunks whose MENTIONS edges among
+// edges point at it, keeping its ChunkIDs sorted.
+func AddChunkIDs(nodes []kg.Node, edges []kg.Edge) {
+	of := map[string][]string{}
+	for _, e := range edges {
+		if e.Type == EdgeMentions {
+			of[e.Dst] = append(of[e.Dst], e.Src)
+		}
+	}
+	for i := range nodes {
+		if add := of[nodes[i].ID]; len(add) > 0 {
+			nodes[i].ChunkIDs = slices.Compact(slices.Sorted(slices.Values(append(nodes[i].ChunkIDs, add...))))
+		}
+	}
+}
