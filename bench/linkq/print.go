@@ -71,18 +71,26 @@ func cell(s Score) string {
 	return fmt.Sprintf("%s | %.2f (%d/%d)", p, s.Recall, s.Found, s.Gold)
 }
 
+// groups says how many groups came out right, of those whose names are in
+// the graph, and how many are not (absent: the model or the dictionary did
+// not bring two of their names into the graph).
 func groups(gs []GroupResult, issueOnly bool) string {
-	ok, n := 0, 0
+	ok, n, absent := 0, 0, 0
 	for _, g := range gs {
 		if issueOnly && !g.Issue {
 			continue
 		}
-		n++
-		if g.OK && g.State != StateAbsent {
+		switch {
+		case g.State == StateAbsent:
+			absent++
+		case g.OK:
 			ok++
+			n++
+		default:
+			n++
 		}
 	}
-	return fmt.Sprintf("%d/%d", ok, n)
+	return fmt.Sprintf("%d/%d (%d absent)", ok, n, absent)
 }
 
 func persons(r *Report) string {

@@ -318,3 +318,26 @@ func TestGoldRefusesMalformedEntries(t *testing.T) {
 		}
 	}
 }
+
+// TestPrintPutsReportsSideBySide: every line of the summary table has the
+// same number of cells, whatever the number of reports.
+func TestPrintPutsReportsSideBySide(t *testing.T) {
+	g := loadTestGold(t)
+	a, b := ScoreBundle(g, exampleGraph().d, 10), ScoreBundle(g, newGraph().d, 10)
+	a.Label, b.Label = "model m", "no model"
+	var out strings.Builder
+	Print(&out, []*Report{a, b})
+	table, _, _ := strings.Cut(out.String(), "\n\n")
+	lines := strings.Split(table, "\n")
+	if len(lines) < 10 || !strings.Contains(lines[0], "model m: P") || !strings.Contains(lines[0], "no model: P") {
+		t.Fatalf("table:\n%s", table)
+	}
+	for _, l := range lines {
+		if strings.Count(l, "|") != strings.Count(lines[0], "|") {
+			t.Errorf("line %q has %d cells; the head has %d", l, strings.Count(l, "|"), strings.Count(lines[0], "|"))
+		}
+	}
+	if !strings.Contains(out.String(), "## no model") || !strings.Contains(out.String(), "wrong: \"Velora Cycles\" → suppliers[S1]") {
+		t.Errorf("details missing:\n%s", out.String())
+	}
+}
