@@ -225,9 +225,32 @@ func Build(ctx context.Context, in Input) (Output, error) {
 	for _, e := range mentions {
 		g.Edges = append(g.Edges, *e)
 	}
+	if err := addConceptLinks(ctx, g, nodes, in); err != nil {
+		return out, err
+	}
 	slices.SortFunc(g.Nodes, func(a, b kg.Node) int { return strings.Compare(a.ID, b.ID) })
 	slices.SortFunc(g.Edges, func(a, b kg.Edge) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(g.Links, func(a, b kg.Link) int { return strings.Compare(a.ID, b.ID) })
 	return out, nil
+}
+
+// addConceptLinks adds the links of concept nodes (the entity nodes
+// IsConcept keeps) to tables and columns, and the rules the chunks state
+// about columns with their links, under the experts' link overrides.
+func addConceptLinks(ctx context.Context, g *kg.Graph, nodes []kg.Node, in Input) error {
+	cfg := in.Link
+	if in.Overrides != nil {
+		cfg.Overrides = in.Overrides.Link()
+	}
+	links, edges, err := link.Concepts(ctx, nodes, in.Tables, in.Embedder, cfg)
+	if err != nil {
+		return err
+	}
+	rules, ruleLinks, ruleEdges := link.Rules(in.Chunks, in.Tables, cfg)
+	g.Nodes = append(g.Nodes, rules...)
+	g.Edges = slices.Concat(g.Edges, edges, ruleEdges)
+	g.Links = slices.Concat(g.Links, links, ruleLinks)
+	return nil
 }
 
 // mention records that chunk mentions node n.
