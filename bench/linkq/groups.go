@@ -67,7 +67,7 @@ func (ix *index) dictionaryFound(name, row string) bool {
 }
 
 func scoreDuplicates(g *Gold, ix *index, top int) []GroupResult {
-	order := reviewOrder(ix.d.MergeLinks)
+	order := reviewOrder(ix)
 	var out []GroupResult
 	for _, grp := range g.Duplicates {
 		r := GroupResult{Names: grp.Names, Row: grp.Row, Issue: grp.Issue}
@@ -89,12 +89,9 @@ func scoreDuplicates(g *Gold, ix *index, top int) []GroupResult {
 			r.State, r.OK = StateOneNode, true
 		default:
 			r.State = StateSplit
-			if rank, n := uncertainRank(order, grp.Names); rank > 0 {
+			if rank, n := uncertainRank(order, grp); rank > 0 {
 				r.State, r.OK = StateUncertain, rank <= top
-				r.Detail = fmt.Sprintf("uncertain merge link, rank %d of %d uncertain in the review order", rank, n)
-			} else if l, ok := ix.uncertainLink(grp); ok {
-				r.State, r.OK = StateUncertain, true
-				r.Detail = fmt.Sprintf("uncertain link %q → %s (score %.2f)", l.SrcName, l.Target, l.Score)
+				r.Detail = fmt.Sprintf("rank %d of the %d uncertain items of the review order", rank, n)
 			}
 		}
 		out = append(out, r)
@@ -102,53 +99,63 @@ func scoreDuplicates(g *Gold, ix *index, top int) []GroupResult {
 	return out
 }
 
-// reviewOrder returns the uncertain merge links in the order the review
-// page lists them (review/items.go: uncertain first, most doubtful first,
-// then by names).
-func reviewOrder(links []kg.MergeLink) []kg.MergeLink {
-	var out []kg.MergeLink
-	for _, l := range links {
-		if l.Decision == "uncertain" {
-			out = append(out, l)
+// reviewItem is one uncertain item of the review page: a pair of names the
+// resolver left apart, or an uncertain data link (B is then its target's
+// name, Target its TABLE[KEY]).
+type reviewItem struct {
+	A, B, Target string
+	Doubt        float64
+}
+
+// reviewOrder returns the uncertain items in the order the review page
+// lists them (review/items.go, review/links.go): the uncertain merge pairs,
+// most doubtful first, less those an uncertain SAME_AS link stands for;
+// then the uncertain data links, highest score first; ties by name.
+func reviewOrder(ix *index) []reviewItem {
+	covered := map[[2]string]bool{}
+	var links []reviewItem
+	for _, l := range ix.d.Links {
+		if l.Band != kg.LinkBandUncertain || l.Type == kg.LinkRowOf {
+			continue
+		}
+		if l.Type == kg.LinkSameAs {
+			covered[[2]string{min(l.Src, l.Dst), max(l.Src, l.Dst)}] = true
+		}
+		b := l.Target
+		if n := ix.node[l.Dst]; n != nil {
+			b = n.Name
+		}
+		links = append(links, reviewItem{A: l.SrcName, B: b, Target: l.Target, Doubt: l.Score})
+	}
+	var pairs []reviewItem
+	for _, l := range ix.d.MergeLinks {
+		if l.Decision == "uncertain" && !covered[[2]string{min(l.ClusterID, l.BCluster), max(l.ClusterID, l.BCluster)}] {
+			pairs = append(pairs, reviewItem{A: l.A, B: l.B, Doubt: l.Doubt})
 		}
 	}
-	slices.SortStableFunc(out, func(x, y kg.MergeLink) int {
+	byDoubt := func(x, y reviewItem) int {
 		return cmp.Or(cmp.Compare(y.Doubt, x.Doubt), strings.Compare(x.A, y.A), strings.Compare(x.B, y.B))
-	})
-	return out
+	}
+	slices.SortStableFunc(pairs, byDoubt)
+	slices.SortStableFunc(links, byDoubt)
+	return append(pairs, links...)
 }
 
-// uncertainRank returns the 1-based rank of the first uncertain merge
-// link between two names of the group, and how many there are; 0 if none.
-func uncertainRank(order []kg.MergeLink, names []string) (int, int) {
-	keys := map[string]bool{}
-	for _, n := range names {
-		keys[Key(n)] = true
-	}
-	for i, l := range order {
-		if keys[Key(l.A)] && keys[Key(l.B)] && Key(l.A) != Key(l.B) {
-			return i + 1, len(order)
-		}
-	}
-	return 0, len(order)
-}
-
-// uncertainLink finds an uncertain SAME_AS link from a name of the group
-// to the group's row.
-func (ix *index) uncertainLink(grp GoldGroup) (kg.Link, bool) {
-	if grp.Row == "" {
-		return kg.Link{}, false
-	}
+// uncertainRank returns the 1-based rank in the review order of the first
+// uncertain item between two names of the group (or a name and the
+// group's row), and how many uncertain items there are; 0 if none.
+func uncertainRank(order []reviewItem, grp GoldGroup) (int, int) {
 	keys := map[string]bool{}
 	for _, n := range grp.Names {
 		keys[Key(n)] = true
 	}
-	for _, l := range ix.d.Links {
-		if l.Band == kg.LinkBandUncertain && l.Target == grp.Row && keys[Key(l.SrcName)] {
-			return l, true
+	for i, it := range order {
+		a, b := Key(it.A), Key(it.B)
+		if keys[a] && a != b && (keys[b] || (grp.Row != "" && it.Target == grp.Row)) {
+			return i + 1, len(order)
 		}
 	}
-	return kg.Link{}, false
+	return 0, len(order)
 }
 
 func scoreDistinct(g *Gold, ix *index) []GroupResult {

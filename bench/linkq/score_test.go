@@ -260,6 +260,25 @@ func TestScoreDuplicatesOneNodeUncertainOrSplit(t *testing.T) {
 	if got := group(t, r.Duplicates, "Kestrel Alloys Ltd."); got.State != StateOneNode {
 		t.Errorf("dictionary-found duplicate: %s (%s); want one node", got.State, got.Detail)
 	}
+	// An extracted "Kestrel Alloys Ltd." left apart with an uncertain
+	// SAME_AS link to the row: the link stands for the resolver's pair,
+	// which leaves the merge pairs, and comes after the two left (the
+	// example graph has two more uncertain links, of score 0).
+	g = exampleGraph()
+	g.d.Merges = slices.DeleteFunc(g.d.Merges, func(m kg.MergeDecision) bool { return m.Member == "Kestrel Alloys Ltd." })
+	g.entity("k", "Kestrel Alloys Ltd.", "Company")
+	g.d.MergeLinks = []kg.MergeLink{
+		{A: "Kestrel Alloys Ltd.", B: "Kestrel Alloys", ClusterID: "k", BCluster: "s1", Decision: "uncertain", Doubt: 0.95},
+		{A: "Porto plant", B: "Brno plant", Decision: "uncertain", Doubt: 0.9},
+		{A: "Velora Cycles", B: "Velora", Decision: "uncertain", Doubt: 0.8},
+	}
+	g.d.Links = append(g.d.Links, kg.Link{Src: "k", SrcName: "Kestrel Alloys Ltd.", Dst: "s1", Target: "suppliers[S1]", Type: kg.LinkSameAs, Band: kg.LinkBandUncertain, Score: 0.7})
+	for top, ok := range map[int]bool{3: true, 2: false} {
+		got := group(t, ScoreBundle(loadTestGold(t), g.d, top).Duplicates, "Kestrel Alloys Ltd.")
+		if got.State != StateUncertain || got.OK != ok || !strings.HasPrefix(got.Detail, "rank 3 of the 5") {
+			t.Errorf("top %d: %s ok %v (%s); want uncertain at rank 3 of 5, ok %v", top, got.State, got.OK, got.Detail, ok)
+		}
+	}
 }
 
 func TestScoreDistinctNamesInOneNodeAreReported(t *testing.T) {
