@@ -3,6 +3,7 @@ package link
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -286,5 +287,49 @@ func TestColumnTokens(t *testing.T) {
 		if got := strings.Join(columnTokens(c.column, c.table), " "); got != c.want {
 			t.Errorf("columnTokens(%q) = %q, want %q", c.column, got, c.want)
 		}
+	}
+}
+
+// conceptRandomEmbedder gives every text a vector drawn from its hash, so
+// cosines are spread like a model's but cost nothing to compute.
+type conceptRandomEmbedder struct{ dim int }
+
+func (e conceptRandomEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		r := rand.New(rand.NewPCG(uint64(len(t)), uint64(strings.Count(t, "a")+i)))
+		v := make([]float32, e.dim)
+		for k := range v {
+			v[k] = float32(r.NormFloat64())
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// BenchmarkConcepts links 2,000 concepts to 50 tables of 10 columns with
+// 384-dimensional vectors: the cost of blocking (words and nearest
+// neighbours) and scoring, without the model's time.
+func BenchmarkConcepts(b *testing.B) {
+	var tables []kg.Table
+	for i := range 50 {
+		t := kg.Table{Name: fmt.Sprintf("table_%d_things", i), Rows: 100}
+		for j := range 10 {
+			t.Columns = append(t.Columns, kg.Column{Name: fmt.Sprintf("measure_%d_%d_amount", i, j), Type: "DOUBLE", Distinct: 100})
+		}
+		tables = append(tables, t)
+	}
+	var nodes []kg.Node
+	for i := range 2000 {
+		nodes = append(nodes, conceptNode(fmt.Sprintf("concept %s amount", strings.Repeat("x", i%40+1)), "concept"))
+	}
+	emb := conceptRandomEmbedder{dim: 384}
+	b.ResetTimer()
+	for b.Loop() {
+		links, _, err := Concepts(context.Background(), nodes, tables, emb, Config{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(len(links)), "links")
 	}
 }
