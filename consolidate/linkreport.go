@@ -18,11 +18,12 @@ var linkBands = []string{kg.LinkBandLinked, kg.LinkBandUncertain, kg.LinkBandNon
 
 // LinkReport renders the link log as Markdown for a person to read: the
 // counts per link type and band; the uncertain links, the closest to being
-// linked first, with their signals; the links in the graph (but ROW_OF,
-// which the tables section sums up); the links an expert refused; the
-// tables whose rows became entities and those that stayed tables, with
-// why. tables is what the link step decided per table (link.Rows); without
-// it the tables are read off the graph, with no reasons.
+// linked first, with their signals; the links in the graph, the weakest
+// first (but ROW_OF, which the tables section sums up); the links an
+// expert refused; the tables whose rows became entities and those that
+// stayed tables, with why. tables is what the link step decided per table
+// (link.Rows); without it the tables are read off the graph, with no
+// reasons.
 func LinkReport(g kg.Graph, tables []link.Decision) string {
 	var b strings.Builder
 	b.WriteString("# Link report\n\n")
@@ -30,7 +31,7 @@ func LinkReport(g kg.Graph, tables []link.Decision) string {
 	uncertain := linksWhere(g.Links, func(l kg.Link) bool { return l.Band == kg.LinkBandUncertain })
 	linkTable(&b, "Uncertain links, left out of the graph (the closest to being linked first)", uncertain)
 	linked := linksWhere(g.Links, func(l kg.Link) bool { return l.Band == kg.LinkBandLinked && l.Type != kg.LinkRowOf })
-	linkTable(&b, "Links in the graph (ROW_OF links are summed up under the tables below)", linked)
+	linkTable(&b, "Links in the graph, the weakest first (ROW_OF links are summed up under the tables below)", linked)
 	refused := linksWhere(g.Links, func(l kg.Link) bool { return l.Band == kg.LinkBandNone && l.DecidedBy != "auto" && l.DecidedBy != "" })
 	linkTable(&b, "Links an expert refused", refused)
 	if tables == nil {
@@ -63,9 +64,22 @@ func linkCounts(b *strings.Builder, links []kg.Link) {
 	}
 }
 
-// linksWhere returns the links that keep accepts, ordered for a reader:
-// the highest score first (for uncertain links, the closest to being
-// linked: the most doubtful call), then by type, name and target.
+// linkDoubt is how doubtful the band of a link is, as the review page
+// orders links: for an uncertain link its score (the closer to linked, the
+// likelier a mistake to leave it out), for a linked one 1 - score, for
+// any other 0.
+func linkDoubt(l kg.Link) float64 {
+	switch l.Band {
+	case kg.LinkBandUncertain:
+		return l.Score
+	case kg.LinkBandLinked:
+		return 1 - l.Score
+	}
+	return 0
+}
+
+// linksWhere returns the links that keep accepts, the most doubtful first
+// (linkDoubt), then by type, name and target.
 func linksWhere(links []kg.Link, keep func(kg.Link) bool) []kg.Link {
 	var out []kg.Link
 	for _, l := range links {
@@ -74,7 +88,7 @@ func linksWhere(links []kg.Link, keep func(kg.Link) bool) []kg.Link {
 		}
 	}
 	slices.SortFunc(out, func(a, b kg.Link) int {
-		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(slices.Index(linkTypes, a.Type), slices.Index(linkTypes, b.Type)),
+		return cmp.Or(cmp.Compare(linkDoubt(b), linkDoubt(a)), cmp.Compare(slices.Index(linkTypes, a.Type), slices.Index(linkTypes, b.Type)),
 			strings.Compare(a.SrcName, b.SrcName), strings.Compare(a.Target, b.Target), strings.Compare(a.ID, b.ID))
 	})
 	return out
