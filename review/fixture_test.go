@@ -108,7 +108,7 @@ const (
 )
 
 // writeBundle commits c as a bundle and opens it.
-func writeBundle(t *testing.T, c bundle.Contents) *bundle.Bundle {
+func writeBundle(t testing.TB, c bundle.Contents) *bundle.Bundle {
 	t.Helper()
 	out := t.TempDir()
 	w, err := bundle.Create(out, "review-test")

@@ -41,11 +41,19 @@ const (
 	targetRow    = "row"
 )
 
-// readLinks reads the link log of b: every candidate link the link step
-// scored. A bundle without one has none.
+// readLinks reads the links of b's link log that the page shows (see
+// reviewable), leaving the rest (a ROW_OF per row entity, candidates
+// below the bands) unread into memory. A bundle without a link log has
+// none.
 func readLinks(ctx context.Context, b *bundle.Bundle) ([]kg.Link, error) {
 	var links []kg.Link
-	if err := b.Links(ctx, func(l kg.Link) error { links = append(links, l); return nil }); err != nil {
+	keep := func(l kg.Link) error {
+		if reviewable(l) {
+			links = append(links, l)
+		}
+		return nil
+	}
+	if err := b.Links(ctx, keep); err != nil {
 		return nil, fmt.Errorf("review bundle %s: read links: %w", b.Dir, err)
 	}
 	return links, nil
