@@ -20,6 +20,7 @@ type Gold struct {
 	Rows       []GoldRow     `yaml:"rows"`
 	FKs        []GoldFK      `yaml:"fks"`
 	Concepts   []GoldConcept `yaml:"concepts"`
+	Rules      []GoldRule    `yaml:"rules"`
 	Values     []GoldValue   `yaml:"values"`
 	Duplicates []GoldGroup   `yaml:"duplicates"`
 	Distinct   []GoldGroup   `yaml:"distinct"`
@@ -63,11 +64,19 @@ type GoldFK struct {
 type GoldConcept struct {
 	Concept  string   `yaml:"concept"`
 	Names    []string `yaml:"names"`
-	Contains []string `yaml:"contains"`
 	Targets  []string `yaml:"targets"`
 	Also     []string `yaml:"also"`
 	Optional bool     `yaml:"optional"`
 	Why      string   `yaml:"why"`
+}
+
+// GoldRule is a rule, threshold or KPI a document states, and the columns
+// it speaks of; no targets: no column decides it.
+type GoldRule struct {
+	Rule    string   `yaml:"rule"`
+	At      string   `yaml:"at"`
+	Targets []string `yaml:"targets"`
+	Also    []string `yaml:"also"`
 }
 
 // GoldValue is a name that is a value of columns, not a row entity.
@@ -168,6 +177,16 @@ func (g *Gold) check() error {
 		for _, t := range append(append([]string{}, c.Targets...), c.Also...) {
 			if !targetRe.MatchString(t) {
 				bad("concept %s: target %q is not TABLE or TABLE.COLUMN", c.Concept, t)
+			}
+		}
+	}
+	for _, r := range g.Rules {
+		if !atRe.MatchString(r.At) {
+			bad("rule %q: place %q is not FILE:LINE or FILE#page=N", r.Rule, r.At)
+		}
+		for _, t := range append(append([]string{}, r.Targets...), r.Also...) {
+			if !targetRe.MatchString(t) || !strings.Contains(t, ".") {
+				bad("rule %q: target %q is not TABLE.COLUMN", r.Rule, t)
 			}
 		}
 	}

@@ -241,6 +241,13 @@ func TestGoldMatchesTheExampleTables(t *testing.T) {
 			}
 		}
 	}
+	for _, r := range g.Rules {
+		for _, target := range append(append([]string{}, r.Targets...), r.Also...) {
+			if !ex.hasTarget(target) {
+				t.Errorf("rule %q: target %s is no column of the example", r.Rule, target)
+			}
+		}
+	}
 	for _, v := range g.Values {
 		for _, col := range v.Columns {
 			if !ex.hasTarget(col) || !ex.columnHolds(t, col, v) {
@@ -313,6 +320,9 @@ func TestGoldMatchesTheExampleDocuments(t *testing.T) {
 				t.Errorf("value %s: %s holds neither it nor an alias", v.Name, a)
 			}
 		}
+	}
+	for _, r := range g.Rules {
+		check("rule", r.Rule, []string{r.At})
 	}
 	places := ex.places()
 	for _, r := range g.Rows {

@@ -124,6 +124,9 @@ func printDetails(w io.Writer, r *Report) {
 			fmt.Fprintf(w, "; %s", s.Note)
 		}
 		fmt.Fprintln(w)
+		for _, x := range s.Right {
+			fmt.Fprintln(w, "  right:", x)
+		}
 		for _, x := range s.Wrong {
 			fmt.Fprintln(w, "  wrong:", x)
 		}

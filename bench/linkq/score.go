@@ -17,6 +17,7 @@ const (
 	KindMentions      = "chunk → row (MENTIONS)"
 	KindRepresentedBy = "concept → table (REPRESENTED_BY)"
 	KindMeasuredBy    = "concept → column (MEASURED_BY)"
+	KindRule          = "rule → column (MEASURED_BY)"
 	KindValue         = "value → column"
 )
 
@@ -36,6 +37,7 @@ type Score struct {
 	Precision float64  `json:"precision"`
 	Recall    float64  `json:"recall"`
 	Note      string   `json:"note,omitempty"`
+	Right     []string `json:"right,omitempty"`
 	Wrong     []string `json:"wrong,omitempty"`
 	Missed    []string `json:"missed,omitempty"`
 }
@@ -47,13 +49,16 @@ func (s *Score) finish() {
 	if s.Gold > 0 {
 		s.Recall = float64(s.Found) / float64(s.Gold)
 	}
+	sort.Strings(s.Right)
 	sort.Strings(s.Wrong)
 	sort.Strings(s.Missed)
+	s.Right = s.Right[:min(len(s.Right), maxExamples)]
 	s.Wrong = s.Wrong[:min(len(s.Wrong), maxExamples)]
 	s.Missed = s.Missed[:min(len(s.Missed), maxExamples)]
 }
 
 func (s *Score) hit()              { s.TP++ }
+func (s *Score) right(what string) { s.TP++; s.Right = append(s.Right, what) }
 func (s *Score) wrong(what string) { s.FP++; s.Wrong = append(s.Wrong, what) }
 
 // want counts one gold item, found or missed.
@@ -105,8 +110,8 @@ func ScoreBundle(g *Gold, d *Data, top int) *Report {
 	r.Scores = []Score{
 		scoreRows(g, ix), scoreFKs(g, ix, r), scoreSameAs(g, ix), scoreMentions(g, ix),
 	}
-	rep, meas := scoreConcepts(g, ix)
-	r.Scores = append(r.Scores, rep, meas, scoreValues(g, ix))
+	cs := scoreConcepts(g, ix)
+	r.Scores = append(r.Scores, cs.rep, cs.meas, cs.rule, scoreValues(g, ix))
 	r.Duplicates = scoreDuplicates(g, ix, top)
 	r.Distinct = scoreDistinct(g, ix)
 	r.Persons = scorePersons(g, ix)
@@ -352,18 +357,34 @@ func (ix *index) conceptLinks() []predictedLink {
 	return out
 }
 
-// conceptsOf returns the gold concepts a name is: equal to one of their
-// names, or containing one of their word sequences.
+// conceptsOf returns the gold concepts a name is one of the names of.
 func conceptsOf(g *Gold, name string) []GoldConcept {
 	k := Key(name)
 	var out []GoldConcept
 	for _, c := range g.Concepts {
-		if slices.ContainsFunc(c.Names, func(n string) bool { return Key(n) == k }) ||
-			slices.ContainsFunc(c.Contains, func(w string) bool { return containsWords(k, Key(w)) }) {
+		if slices.ContainsFunc(c.Names, func(n string) bool { return Key(n) == k }) {
 			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// minRuleWords is the fewest words a rule's name or sentence needs for one
+// holding the other to count as the same rule.
+const minRuleWords = 5
+
+// ruleOf returns the gold rule a node's name is: the rule's sentence, or
+// a text that holds it or that it holds (either of five words or more).
+func ruleOf(g *Gold, name string) (GoldRule, bool) {
+	k := Key(name)
+	for _, r := range g.Rules {
+		rk := Key(r.Rule)
+		short := min(len(strings.Fields(k)), len(strings.Fields(rk)))
+		if k == rk || (short >= minRuleWords && (containsWords(k, rk) || containsWords(rk, k))) {
+			return r, true
+		}
+	}
+	return GoldRule{}, false
 }
 
 // entityNames are the name keys of the gold's entities (rows, values,
@@ -384,31 +405,39 @@ func entityNames(g *Gold) map[string]bool {
 	return m
 }
 
-// scoreConcepts scores REPRESENTED_BY (table targets) and MEASURED_BY
-// (column targets). A link is right when its source is a gold concept and
-// its target one of that concept's targets or also-targets; wrong when the
-// target is not, or when the source is an entity of the gold; unjudged
-// (and counted wrong) when the gold does not know its source.
-func scoreConcepts(g *Gold, ix *index) (Score, Score) {
-	rep, meas := Score{Kind: KindRepresentedBy}, Score{Kind: KindMeasuredBy}
-	pick := func(target string) *Score {
-		if strings.Contains(target, ".") {
-			return &meas
-		}
-		return &rep
-	}
-	ents := entityNames(g)
-	found := map[[2]string]bool{} // {concept, target} found
-	values := valueColumns(g)
+// conceptScores are the three kinds of semantic links.
+type conceptScores struct{ rep, meas, rule Score }
+
+// scoreConcepts scores REPRESENTED_BY (table targets), MEASURED_BY from
+// concepts (column targets) and MEASURED_BY from rules. A link is right
+// when its source is a gold rule or concept and its target one of its
+// targets or also-targets; wrong when the target is not, or when the
+// source is an entity of the gold; unjudged (and counted wrong) when the
+// gold does not know its source.
+func scoreConcepts(g *Gold, ix *index) conceptScores {
+	cs := conceptScores{Score{Kind: KindRepresentedBy}, Score{Kind: KindMeasuredBy}, Score{Kind: KindRule}}
+	ents, values := entityNames(g), valueColumns(g)
+	found := map[[2]string]bool{} // {concept or rule, target} found
 	for _, p := range ix.conceptLinks() {
 		if cols, ok := values[Key(p.src)]; ok && slices.Contains(cols, p.target) {
 			continue // a value linked to its column: scored as a value link
 		}
-		s := pick(p.target)
 		what := fmt.Sprintf("%q -[%s]-> %s", p.src, p.typ, p.target)
-		cs := conceptsOf(g, p.src)
-		ok := false
-		for _, c := range cs {
+		if r, ok := ruleOf(g, p.src); ok {
+			if slices.Contains(r.Targets, p.target) || slices.Contains(r.Also, p.target) {
+				found[[2]string{r.Rule, p.target}] = true
+				cs.rule.right(what)
+			} else {
+				cs.rule.wrong(what)
+			}
+			continue
+		}
+		s := &cs.rep
+		if strings.Contains(p.target, ".") {
+			s = &cs.meas
+		}
+		judged, ok := conceptsOf(g, p.src), false
+		for _, c := range judged {
 			if slices.Contains(c.Targets, p.target) || slices.Contains(c.Also, p.target) {
 				ok = true
 				found[[2]string{c.Concept, p.target}] = true
@@ -416,30 +445,47 @@ func scoreConcepts(g *Gold, ix *index) (Score, Score) {
 		}
 		switch {
 		case ok:
-			s.hit()
-		case len(cs) > 0 || ents[Key(p.src)]:
+			s.right(what)
+		case len(judged) > 0 || ents[Key(p.src)]:
 			s.wrong(what)
 		default:
 			s.Unjudged++
 			s.wrong(what + " (unjudged)")
 		}
 	}
+	cs.wants(g, found)
+	return cs
+}
+
+// wants counts the gold links: every target of a rule, every target of a
+// concept that is not optional (the optional ones go in the notes).
+func (cs *conceptScores) wants(g *Gold, found map[[2]string]bool) {
+	for _, r := range g.Rules {
+		for _, t := range r.Targets {
+			cs.rule.want(found[[2]string{r.Rule, t}], fmt.Sprintf("%q → %s", r.Rule, t))
+		}
+	}
 	var optional [2]int // found, of
 	for _, c := range g.Concepts {
 		for _, t := range c.Targets {
+			f := found[[2]string{c.Concept, t}]
 			if c.Optional {
 				optional[1]++
-				if found[[2]string{c.Concept, t}] {
+				if f {
 					optional[0]++
 				}
 				continue
 			}
-			pick(t).want(found[[2]string{c.Concept, t}], c.Concept+" → "+t)
+			s := &cs.rep
+			if strings.Contains(t, ".") {
+				s = &cs.meas
+			}
+			s.want(f, c.Concept+" → "+t)
 		}
 	}
-	note := fmt.Sprintf("optional gold links found: %d/%d (in both kinds)", optional[0], optional[1])
-	rep.Note, meas.Note = note, note
-	rep.finish()
-	meas.finish()
-	return rep, meas
+	note := fmt.Sprintf("optional gold links found: %d/%d (tables and columns)", optional[0], optional[1])
+	cs.rep.Note, cs.meas.Note = note, note
+	for _, s := range []*Score{&cs.rep, &cs.meas, &cs.rule} {
+		s.finish()
+	}
 }

@@ -38,6 +38,9 @@ concepts:
   - {concept: supplier rating, names: [rating], targets: [suppliers.rating]}
   - {concept: delayed order, names: [delayed order], targets: [orders.status]}
   - {concept: list price, names: [list price], targets: []}
+rules:
+  - {rule: "A customer order of more than 50 bicycles requires approval.", at: "docs/a.md:2", targets: [orders.quantity]}
+  - {rule: "Dealers receive a discount.", at: "docs/a.md:3", targets: []}
 values:
   - {name: Brno plant, aliases: [Brno Assembly Plant], columns: [orders.plant]}
 duplicates:
@@ -128,7 +131,7 @@ func (g *graph) merge(cluster, member string) {
 func exampleGraph() *graph {
 	g := newGraph()
 	g.table("suppliers", "id", "name", "rating", "country")
-	g.table("orders", "id", "status", "plant")
+	g.table("orders", "id", "status", "plant", "quantity")
 	g.table("parts", "id", "name")
 	g.row("s1", "Kestrel Alloys", "suppliers", "S1")
 	g.row("s2", "Tagus Composites", "suppliers", "S2")
@@ -153,6 +156,9 @@ func exampleGraph() *graph {
 		kg.Link{SrcName: "list price", Type: kg.LinkMeasuredBy, Target: "orders.plant", Band: kg.LinkBandUncertain},
 		kg.Link{SrcName: "Brno plant", Type: kg.LinkMeasuredBy, Target: "orders.plant", Band: kg.LinkBandLinked},
 		kg.Link{SrcName: "Brno Assembly Plant", Type: kg.LinkMeasuredBy, Target: "parts.plant", Band: kg.LinkBandUncertain},
+		kg.Link{SrcName: "A customer order of more than 50 bicycles requires approval.", Type: kg.LinkMeasuredBy, Target: "orders.status", Band: kg.LinkBandLinked},
+		kg.Link{SrcName: "Rule: a customer order of more than 50 bicycles requires approval", Type: kg.LinkMeasuredBy, Target: "orders.quantity", Band: kg.LinkBandLinked},
+		kg.Link{SrcName: "Dealers receive a discount.", Type: kg.LinkMeasuredBy, Target: "orders.quantity", Band: kg.LinkBandLinked},
 	)
 	return g
 }
