@@ -51,7 +51,10 @@ func (r *resolver) bound(uf, must *unionFind) ([][]int, []splitInfo) {
 			continue
 		}
 		var s splitInfo
-		if k, ok := cannotIn[uf.find(comp[0])]; ok {
+		if i, j, ok := r.twoAnchors(comp); ok {
+			s = splitInfo{reason: SplitAnchors, weakest: r.pair(i, j, 0)}
+			s.weakest.Signals = nil
+		} else if k, ok := cannotIn[uf.find(comp[0])]; ok {
 			s = splitInfo{reason: SplitCannotLink, weakest: r.pair(int(k>>32), int(k&math.MaxUint32), 0)}
 			s.weakest.Signals = nil
 		} else if len(comp) > r.cfg.MaxClusterSize {
@@ -74,6 +77,22 @@ func (r *resolver) bound(uf, must *unionFind) ([][]int, []splitInfo) {
 	return parts, splits
 }
 
+// twoAnchors returns the first two members of a group, in index order,
+// that are different records of data.
+func (r *resolver) twoAnchors(comp []int) (int, int, bool) {
+	first := -1
+	for _, i := range comp {
+		switch {
+		case r.ents[i].Anchor == "":
+		case first < 0:
+			first = i
+		case r.ents[i].Anchor != r.ents[first].Anchor:
+			return first, i, true
+		}
+	}
+	return 0, 0, false
+}
+
 // sim is the similarity that the cluster bounds use: minus infinity for a
 // cannot-link pair and for incompatible types (joined through an entity of
 // unknown type, or a long chain); for an accepted link its cosine but at least High (the
@@ -82,7 +101,7 @@ func (r *resolver) bound(uf, must *unionFind) ([][]int, []splitInfo) {
 // so that an unknown similarity neither breaks a cluster nor holds one.
 func (r *resolver) sim(i, j int) float64 {
 	k := pairKey(i, j)
-	if r.cannot[k] || !r.compatible(i, j) {
+	if r.cannot[k] || !r.compatible(i, j) || r.anchorsClash(i, j) {
 		return math.Inf(-1)
 	}
 	c, ok := r.cosine(i, j)
@@ -311,13 +330,18 @@ func (r *resolver) clusters(parts [][]int) ([]Cluster, []int32) {
 		slices.SortFunc(c.Merges, func(a, b Pair) int { return cmp.Or(strings.Compare(a.A, b.A), strings.Compare(a.B, b.B)) })
 		c.Band = weakestBand(c.Merges)
 		all[k] = named{c: c, members: p, base: kg.ID("entity", kg.NormalizeName(c.Canonical), normalizeType(c.Type))}
+		if a := r.ents[best].Anchor; a != "" {
+			all[k].c.Anchor, all[k].c.ID, all[k].base = a, r.ents[best].Key, ""
+		}
 	}
 	// Two clusters may share a canonical name and type (a split, a
 	// keep-apart entity); the largest, then the one with the smallest
 	// member, keeps the plain id, the others add their smallest member's key.
 	byBase := map[string][]int{}
 	for k := range all {
-		byBase[all[k].base] = append(byBase[all[k].base], k)
+		if all[k].base != "" {
+			byBase[all[k].base] = append(byBase[all[k].base], k)
+		}
 	}
 	for _, ks := range byBase {
 		slices.SortFunc(ks, func(x, y int) int {
@@ -343,17 +367,26 @@ func (r *resolver) clusters(parts [][]int) ([]Cluster, []int32) {
 }
 
 // canonicalBefore reports whether entity i names a cluster before entity j:
-// more mentions, then more evidence, then a longer description, then the
-// name, then the key in byte order.
+// an anchored entity (its name and type come from data), then more
+// mentions, then more evidence, then a longer description, then the name,
+// then the key in byte order.
 func (r *resolver) canonicalBefore(i, j int) bool {
 	a, b := &r.ents[i], &r.ents[j]
 	return cmp.Or(
+		cmp.Compare(anchored(b), anchored(a)),
 		cmp.Compare(b.Mentions, a.Mentions),
 		cmp.Compare(b.Evidence, a.Evidence),
 		cmp.Compare(utf8.RuneCountInString(b.Description), utf8.RuneCountInString(a.Description)),
 		strings.Compare(a.Name, b.Name),
 		strings.Compare(a.Key, b.Key),
 	) < 0
+}
+
+func anchored(e *Entity) int {
+	if e.Anchor != "" {
+		return 1
+	}
+	return 0
 }
 
 // rename applies the earliest rename override that names a member.

@@ -143,10 +143,25 @@ func (r *resolver) mustLinkConflict(must *unionFind, cannot [][2]int, ents []int
 	for _, i := range ents {
 		roots[must.find(i)] = true
 	}
+	if i, j, ok := r.twoAnchors(r.membersOf(must, roots)); ok {
+		return fmt.Sprintf("it would join %s and %s, two different records (%s, %s)", r.ents[i].Key, r.ents[j].Key, r.ents[i].Anchor, r.ents[j].Anchor)
+	}
 	for _, c := range cannot {
 		if roots[must.find(c[0])] && roots[must.find(c[1])] {
 			return fmt.Sprintf("it would join %s and %s, which must not link", r.ents[c[0]].Key, r.ents[c[1]].Key)
 		}
 	}
 	return ""
+}
+
+// membersOf returns, in index order, the anchored entities whose must-link
+// set has one of the roots.
+func (r *resolver) membersOf(must *unionFind, roots map[int]bool) []int {
+	var out []int
+	for _, i := range r.anchored {
+		if roots[must.find(i)] {
+			out = append(out, i)
+		}
+	}
+	return out
 }

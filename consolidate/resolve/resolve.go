@@ -19,6 +19,12 @@ type Entity struct {
 	Mentions    int       // how often it was mentioned
 	Evidence    int       // how many grounded facts it takes part in
 	Vector      []float32 // embedding of the name; nil when there is none
+	// Anchor is non-empty for an entity that is a record of data (a row
+	// entity: TABLE[KEY]). Two entities of different anchors never end in
+	// one cluster, even through others or by a must-link; an anchored
+	// entity names its cluster (canonical name and type) and gives it its
+	// id: the cluster's ID is the anchored entity's Key.
+	Anchor string
 }
 
 // Band is the cosine band a pair falls in.
@@ -90,6 +96,8 @@ type Cluster struct {
 	Canonical string   `json:"canonical"`
 	Type      string   `json:"type"`
 	Members   []string `json:"members"` // entity keys, sorted
+	// Anchor is the anchor of the cluster's anchored member, if it has one.
+	Anchor string `json:"anchor,omitempty"`
 	// Band is the weakest cosine band among Merges; BandNone for a single
 	// entity or when no merge has a cosine.
 	Band Band `json:"band"`
@@ -106,6 +114,7 @@ const (
 	SplitSize       SplitReason = "size"               // it had more than MaxClusterSize members
 	SplitMinSim     SplitReason = "min_similarity"     // two members were less similar than MinClusterSim
 	SplitTypes      SplitReason = "incompatible_types" // two members had incompatible types, joined through others
+	SplitAnchors    SplitReason = "two_anchors"        // two members were different records of data (rows), joined through others
 )
 
 // Split records a group that union-find connected and the bounds split.
@@ -216,6 +225,7 @@ type resolver struct {
 	renames   map[int]renameTarget // entity → the rename an override asks for
 
 	accepted map[uint64]Pair // pairKey(i, j) → the merge
+	anchored []int           // the entities with an Anchor, in index order
 	stats    Stats
 }
 
@@ -225,6 +235,9 @@ func newResolver(entities []Entity, cfg Config, keys keySet) (*resolver, error) 
 	slices.SortFunc(r.ents, func(a, b Entity) int { return strings.Compare(a.Key, b.Key) })
 	var errs []error
 	for i, e := range r.ents {
+		if e.Anchor != "" {
+			r.anchored = append(r.anchored, i)
+		}
 		if e.Key == "" {
 			errs = append(errs, fmt.Errorf("resolve entity %q: empty key", e.Name))
 		} else if i > 0 && r.ents[i-1].Key == e.Key {
@@ -300,7 +313,7 @@ func (r *resolver) run(ctx context.Context) (Result, error) {
 	var uncertain []candidatePair
 	for _, c := range cands {
 		i, j := int(c.i), int(c.j)
-		if r.keepApart[i] || r.keepApart[j] || r.cannot[pairKey(i, j)] {
+		if r.keepApart[i] || r.keepApart[j] || r.cannot[pairKey(i, j)] || r.anchorsClash(i, j) {
 			continue
 		}
 		if _, ok := r.accepted[pairKey(i, j)]; ok {
@@ -350,6 +363,13 @@ func (r *resolver) run(ctx context.Context) (Result, error) {
 type candidatePair struct {
 	i, j int32
 	p    Pair
+}
+
+// anchorsClash reports whether i and j are different records of data,
+// which never merge.
+func (r *resolver) anchorsClash(i, j int) bool {
+	a, b := r.ents[i].Anchor, r.ents[j].Anchor
+	return a != "" && b != "" && a != b
 }
 
 // pairKey packs an unordered pair of indexes into one map key.
