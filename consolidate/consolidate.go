@@ -107,8 +107,16 @@ func Build(ctx context.Context, in Input) (Output, error) {
 	cfg := in.Resolve
 	if in.Overrides != nil {
 		cfg.Overrides = in.Overrides.Resolve()
+		in.Link.Overrides = in.Overrides.Link()
 	}
+	rows, err := rowEntities(ctx, in)
+	if err != nil {
+		return out, err
+	}
+	out.Tables = rows.Decisions
+	cfg.Overrides = rowOverrides(cfg.Overrides, in.Link.Overrides, rows.Nodes)
 	surfaces := collectSurfaces(in.Triplets, in.Entities)
+	addRowSurfaces(surfaces, rows.Nodes)
 	vectors, err := embedSurfaces(ctx, surfaces, in.Embedder)
 	if err != nil {
 		return out, err
@@ -199,6 +207,10 @@ func Build(ctx context.Context, in Input) (Output, error) {
 	for _, m := range in.Entities {
 		mention(mentions, nodeOf(m), m.ChunkID)
 	}
+	// The chunks that name a row entity mention it, model or not.
+	_, dict := link.Mentions(in.Chunks, nodes, in.Link.Dict)
+	link.MergeMentions(mentions, dict)
+	link.AddChunkIDs(nodes, dict)
 	for i := range nodes {
 		slices.Sort(nodes[i].ChunkIDs)
 		g.Nodes = append(g.Nodes, nodes[i])
@@ -208,20 +220,9 @@ func Build(ctx context.Context, in Input) (Output, error) {
 		g.Edges = append(g.Edges, *e)
 	}
 	addTables(g, in.Tables)
-	if in.Data != nil {
-		rows, err := link.Rows(ctx, in.Data, in.Tables, in.Link)
-		if err != nil {
-			return out, err
-		}
-		// The chunks that name a row entity mention it, model or not.
-		_, dict := link.Mentions(in.Chunks, rows.Nodes, in.Link.Dict)
-		link.MergeMentions(mentions, dict)
-		link.AddChunkIDs(rows.Nodes, dict)
-		g.Nodes = append(g.Nodes, rows.Nodes...)
-		g.Edges = append(g.Edges, rows.Edges...)
-		g.Links = append(g.Links, rows.Links...)
-		out.Tables = rows.Decisions
-	}
+	g.Edges = append(g.Edges, rows.Edges...)
+	g.Links = append(g.Links, rows.Links...)
+	g.Links = append(g.Links, sameAsLinks(surfaces, res)...)
 	for _, e := range mentions {
 		g.Edges = append(g.Edges, *e)
 	}

@@ -112,6 +112,7 @@ type surface struct {
 	facts        int
 	descriptions map[string]int
 	evidence     []string // sample mentions CHUNK_ID:START-END
+	row          *kg.Node // the row entity, for a surface that is one (its key is the node's id)
 }
 
 func surfaceKey(name, typ string) string { return kg.ID("surface", name, typ) }
@@ -206,6 +207,7 @@ func resolveVectors(ctx context.Context, surfaces map[string]*surface, vectors m
 		s := surfaces[k]
 		ents[i] = resolve.Entity{
 			Key: k, Name: s.name, Type: s.typ, Description: top(s.descriptions), Mentions: s.mentions, Evidence: s.facts, Vector: vectors[k],
+			Anchor: s.anchor(),
 		}
 	}
 	res, err := resolve.Resolve(ctx, ents, cfg)
@@ -272,6 +274,9 @@ func entityNodes(surfaces map[string]*surface, r resolved, high, low float64, ju
 			labels = append(labels, typ)
 		}
 		n := kg.Node{ID: c.ID, Name: c.Canonical, Kind: kg.NodeConcept, Labels: labels, Properties: map[string]string{"type": typ}}
+		if row := anchorRow(c, surfaces); row != nil {
+			n = rowNode(c, row)
+		}
 		descriptions := map[string]int{}
 		best := map[string]resolve.Pair{} // member key → its strongest link
 		signals := map[string][]string{}
@@ -307,7 +312,10 @@ func entityNodes(surfaces map[string]*surface, r resolved, high, low float64, ju
 				ClusterID: c.ID, Member: s.name, MemberType: s.typ, Canonical: c.Canonical, Score: 1, Rule: "single",
 				DecidedBy: "auto", Mentions: s.mentions, Evidence: s.evidence, Signals: signals[k],
 			}
-			if p, ok := best[k]; ok {
+			if s.row != nil {
+				d.Rule, d.Signals = RuleRowAnchor, append(d.Signals, "row:"+s.anchor())
+				d.Evidence = []string{s.anchor()}
+			} else if p, ok := best[k]; ok {
 				d.Score, d.Rule, d.Band = p.Cosine, string(p.Rule), string(p.Band)
 				switch p.Rule {
 				case resolve.RuleMustLink:
