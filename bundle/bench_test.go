@@ -345,3 +345,84 @@ func BenchmarkVectors(b *testing.B) {
 		}
 	})
 }
+
+// benchLinks is a link log of n links as the link step writes it: one
+// ROW_OF link per row entity (a third of them), the rest concept links
+// to columns and tables with two or three signals and one evidence span.
+func benchLinks(n int) []kg.Link {
+	out := make([]kg.Link, n)
+	for i := range out {
+		src := kg.ID("concept", fmt.Sprint(i%50_000))
+		l := kg.Link{
+			Src: src, SrcName: fmt.Sprintf("concept number %d", i%50_000), Score: float64(i%1000) / 1000,
+			Signals: []string{"name_match", fmt.Sprintf("cosine:%.2f", float64(i%100)/100)}, Rule: "score_high", DecidedBy: "auto",
+			Evidence: []string{kg.ID("chunk", fmt.Sprint(i%9000)) + ":120-164"}, Band: []string{kg.LinkBandLinked, kg.LinkBandUncertain, kg.LinkBandNone}[i%3],
+		}
+		switch i % 3 {
+		case 0:
+			key := fmt.Sprintf("S%06d", i)
+			l.Src, l.Type, l.Target, l.Dst = kg.ID("row", "suppliers", key), kg.LinkRowOf, kg.RowTarget("suppliers", key), kg.TableNodeID("suppliers")
+			l.Signals, l.Evidence, l.Band, l.Rule = []string{"key:supplier_id", "name:name"}, []string{kg.RowTarget("suppliers", key)}, kg.LinkBandLinked, "row_profile"
+		case 1:
+			l.Type, l.Target, l.Dst = kg.LinkMeasuredBy, fmt.Sprintf("table_%d.column_%d", i%40, i%17), kg.ColumnNodeID(fmt.Sprint("table_", i%40), fmt.Sprint("column_", i%17))
+			l.Signals = append(l.Signals, "value_overlap:0.81")
+		default:
+			l.Type, l.Target, l.Dst = kg.LinkRepresentedBy, fmt.Sprint("table_", i%40), kg.TableNodeID(fmt.Sprint("table_", i%40))
+		}
+		l.ID = kg.EdgeID(l.Src, l.Type, l.Dst)
+		out[i] = l
+	}
+	return out
+}
+
+// BenchmarkLinkLog writes a link log of a million links as Commit does
+// (links.parquet) and streams it back as Bundle.Links does.
+func BenchmarkLinkLog(b *testing.B) {
+	links := benchLinks(1_000_000)
+	ctx := context.Background()
+	dir := b.TempDir()
+	b.Run("write", func(b *testing.B) {
+		h := trackHeap()
+		var size int64
+		for i := range b.N {
+			p := filepath.Join(dir, fmt.Sprint("w", i, ".parquet"))
+			if err := writeParquet(p, linkColumns, links); err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			fi, err := os.Stat(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			size = fi.Size()
+			if err := os.Remove(p); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+		}
+		b.StopTimer()
+		h.report(b)
+		b.ReportMetric(float64(size)/1e6, "file_MB")
+		b.ReportMetric(float64(len(links))*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	})
+	b.Run("read", func(b *testing.B) {
+		p := filepath.Join(b.TempDir(), "r.parquet")
+		if err := writeParquet(p, linkColumns, links); err != nil {
+			b.Fatal(err)
+		}
+		h := trackHeap()
+		b.ResetTimer()
+		for range b.N {
+			n := 0
+			if err := readParquet(ctx, p, linkColumns, func(kg.Link) error { n++; return nil }); err != nil {
+				b.Fatal(err)
+			}
+			if n != len(links) {
+				b.Fatalf("read %d links, wrote %d", n, len(links))
+			}
+		}
+		b.StopTimer()
+		h.report(b)
+		b.ReportMetric(float64(len(links))*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	})
+}
