@@ -343,3 +343,49 @@ func TestReviewBrowserLinkDecision(t *testing.T) {
 		t.Fatalf("overrides after the clicks: %+v (links %+v); want a must_link of supplier and a cannot_link of Kestrel Alloys Ltd.", o, o.Links)
 	}
 }
+
+// TestReviewBrowserLinkDecisionChangesTheNextBuild: over the review of a
+// real build, the reviewer rejects the link of the concept "supplier" to
+// the table suppliers with the button in Chromium; the next build with
+// the overrides file logs the link in band none by rule cannot_link and
+// has no edge for it, and the review of that build shows it rejected.
+func TestReviewBrowserLinkDecisionChangesTheNextBuild(t *testing.T) {
+	if os.Getenv("KGFORGE_INTEGRATION") == "" {
+		t.Skip("drives a real headless Chromium; set KGFORGE_INTEGRATION=1 (make test does)")
+	}
+	in := suppliersInput(t)
+	g := build(t, in)
+	rep := linkTo(g, "supplier", kg.LinkRepresentedBy, "suppliers")
+	if len(rep) != 1 || rep[0].Band != kg.LinkBandLinked {
+		t.Fatalf("first build: REPRESENTED_BY links %+v; want supplier → suppliers linked", rep)
+	}
+	contents := func(g kg.Graph) bundle.Contents {
+		return bundle.Contents{Sources: in.Sources, Chunks: in.Chunks, Tables: in.Tables, Graph: g}
+	}
+	e := newEnv(t, contents(g), review.Options{By: "ana"})
+	n := itemOf(t, e, rep[0])
+	ctx := newBrowser(t, chromium(t))
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(e.url),
+		chromedp.SendKeys(chromedp.CSS(fmt.Sprintf(`[data-testid="note-%d"]`, n)), "suppliers lists approved vendors only"),
+		chromedp.Click(chromedp.CSS(fmt.Sprintf(`[data-testid="reject-%d"]`, n))),
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#item-%d[data-status="rejected"]`, n))),
+	)
+	if err != nil {
+		t.Fatalf("reject item %d: %v", n, err)
+	}
+	if in.Overrides, err = consolidate.LoadOverrides(e.overrides); err != nil {
+		t.Fatal(err)
+	}
+	again := build(t, in)
+	l := linkTo(again, "supplier", kg.LinkRepresentedBy, "suppliers")
+	if len(l) != 1 || l[0].Band != kg.LinkBandNone || l[0].Rule != "cannot_link" || l[0].DecidedBy != "ana" || hasEdge(again, l[0]) {
+		t.Fatalf("the next build: %+v; want the link in band none by rule cannot_link, decided by ana, with no edge", l)
+	}
+	// The review of the next build shows the link as the file decides it.
+	next := newEnv(t, contents(again), review.Options{Overrides: e.overrides})
+	_, page := next.get(t, "/")
+	if m := itemOf(t, next, l[0]); !strings.Contains(page, fmt.Sprintf(`data-testid="item-%d" data-status="rejected"`, m)) {
+		t.Errorf("the review of the next build does not show item %d rejected", m)
+	}
+}
