@@ -20,7 +20,7 @@ var linkBands = []string{kg.LinkBandLinked, kg.LinkBandUncertain, kg.LinkBandNon
 // counts per link type and band; the uncertain links, the closest to being
 // linked first, with their signals; the links in the graph, the weakest
 // first (but ROW_OF, which the tables section sums up); the links an
-// expert refused; the tables whose rows became entities and those that
+// expert refused; the extracted names merged into a row entity; the tables whose rows became entities and those that
 // stayed tables, with why. tables is what the link step decided per table
 // (link.Rows); without it the tables are read off the graph, with no
 // reasons.
@@ -34,6 +34,7 @@ func LinkReport(g kg.Graph, tables []link.Decision) string {
 	linkTable(&b, "Links in the graph, the weakest first (ROW_OF links are summed up under the tables below)", linked)
 	refused := linksWhere(g.Links, func(l kg.Link) bool { return l.Band == kg.LinkBandNone && l.DecidedBy != "auto" && l.DecidedBy != "" })
 	linkTable(&b, "Links an expert refused", refused)
+	resolvedOntoRows(&b, g)
 	if tables == nil {
 		tables = decisionsFromGraph(g)
 	}
@@ -117,6 +118,46 @@ func linkTable(b *strings.Builder, title string, links []kg.Link) {
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %.3f | %s | %s | %s | %s%s |\n", linkCell(l.SrcName), l.Type, linkCell(l.Target), l.Score,
 			linkCell(strings.Join(l.Signals, ", ")), linkCell(l.Rule), linkCell(l.DecidedBy), linkCell(strings.Join(ev, ", ")), more)
+	}
+}
+
+// resolvedOntoRows writes the extracted names the resolver merged into a
+// row entity (the merge log's members of a row entity's node but the row
+// itself): there the row and the entity are one node, so no SAME_AS link
+// says it.
+func resolvedOntoRows(b *strings.Builder, g kg.Graph) {
+	b.WriteString("\n## Extracted names resolved onto rows (one node with the row)\n\n")
+	rows := map[string]kg.Node{}
+	for _, n := range g.Nodes {
+		if n.Properties[kg.PropTable] != "" && n.Properties[kg.PropKey] != "" {
+			rows[n.ID] = n
+		}
+	}
+	var ms []kg.MergeDecision
+	for _, m := range g.Merges {
+		if _, ok := rows[m.ClusterID]; ok && m.Rule != RuleRowAnchor {
+			ms = append(ms, m)
+		}
+	}
+	target := func(m kg.MergeDecision) string {
+		n := rows[m.ClusterID]
+		return kg.RowTarget(n.Properties[kg.PropTable], n.Properties[kg.PropKey])
+	}
+	slices.SortFunc(ms, func(x, y kg.MergeDecision) int {
+		return cmp.Or(strings.Compare(target(x), target(y)), strings.Compare(x.Member, y.Member), strings.Compare(x.MemberType, y.MemberType))
+	})
+	if len(ms) == 0 {
+		b.WriteString("None.\n")
+		return
+	}
+	b.WriteString("| row | node | extracted name | type | rule | score | mentions | decided by |\n|---|---|---|---|---|---|---|---|\n")
+	for i, m := range ms {
+		if i == maxReportRows {
+			fmt.Fprintf(b, "\n… and %d more (merges.parquet has them all)\n", len(ms)-i)
+			break
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %.3f | %d | %s |\n", linkCell(target(m)), linkCell(m.Canonical), linkCell(m.Member),
+			linkCell(m.MemberType), linkCell(m.Rule), m.Score, m.Mentions, linkCell(m.DecidedBy))
 	}
 }
 

@@ -47,6 +47,12 @@ func linkReportGraph() kg.Graph {
 			lnk("c5", "order", kg.LinkRepresentedBy, "parts", kg.LinkBandNone, 0.2, "cosine:0.2"),
 		},
 	}
+	g.Merges = []kg.MergeDecision{
+		{ClusterID: r1, Member: "Kestrel Alloys", MemberType: "Supplier", Canonical: "Kestrel Alloys", Score: 1, Rule: RuleRowAnchor, DecidedBy: "auto"},
+		{ClusterID: r1, Member: "Kestrel Alloys Ltd.", MemberType: "Company", Canonical: "Kestrel Alloys", Score: 0.91, Rule: "suffix", DecidedBy: "auto", Mentions: 3},
+		{ClusterID: r2, Member: "TechChip Inc", MemberType: "Supplier", Canonical: "TechChip Inc", Score: 1, Rule: RuleRowAnchor, DecidedBy: "auto"},
+		{ClusterID: "c1", Member: "suppliers", MemberType: "Concept", Canonical: "supplier", Score: 0.9, Rule: "plural", DecidedBy: "auto"},
+	}
 	refused := lnk("c6", "Brno plant", kg.LinkSameAs, "suppliers[S1]", kg.LinkBandNone, 0.8, "cosine:0.8")
 	refused.Rule, refused.DecidedBy = "cannot_link", "expert@example.com"
 	g.Links = append(g.Links, refused)
@@ -101,6 +107,11 @@ func TestLinkReport_CountsUncertainFirstAndTables(t *testing.T) {
 	if s := section(t, r, "Links an expert refused"); !strings.Contains(s, "| Brno plant | SAME_AS | suppliers[S1] | 0.800 | cosine:0.8 | cannot_link | expert@example.com |") {
 		t.Errorf("refused section:\n%s", s)
 	}
+	onto := section(t, r, "Extracted names resolved onto rows")
+	if !strings.Contains(onto, "| suppliers[S1] | Kestrel Alloys | Kestrel Alloys Ltd. | Company | suffix | 0.910 | 3 | auto |") ||
+		strings.Count(onto, "\n| ") != 2 {
+		t.Errorf("resolved onto rows: want the one extracted name of a row (not the row itself, nor a merge of concepts):\n%s", onto)
+	}
 	if s := section(t, r, "Tables whose rows are entities"); !strings.Contains(s, "| suppliers | Supplier | supplier_id | name | 2 | 1 | profile | key supplier_id, name-like column name |") {
 		t.Errorf("entity tables section:\n%s", s)
 	}
@@ -125,7 +136,7 @@ func TestLinkReport_TablesFromTheGraph(t *testing.T) {
 // and that a long section is cut with a pointer to links.parquet.
 func TestLinkReport_EmptyAndBounded(t *testing.T) {
 	r := LinkReport(kg.Graph{}, nil)
-	if !strings.Contains(r, "0 candidate links") || strings.Count(r, "None.") != 5 {
+	if !strings.Contains(r, "0 candidate links") || strings.Count(r, "None.") != 6 {
 		t.Errorf("report of an empty graph:\n%s", r)
 	}
 	var g kg.Graph
