@@ -67,7 +67,7 @@ func Rules(chunks []kg.Chunk, tables []kg.Table, cfg Config) ([]kg.Node, []kg.Li
 	for _, c := range chunks {
 		for _, sp := range ruleSentences(c.Text) {
 			text := c.Text[sp.Start:sp.End]
-			cols := ruleColumns(conceptTokens(text), targets)
+			cols := ruleColumns(text, targets)
 			if len(cols) == 0 {
 				continue
 			}
@@ -143,9 +143,10 @@ type ruleColumn struct {
 	signals []string
 }
 
-// ruleColumns returns the columns a sentence of words ws states a rule
-// about, none when it is not a rule.
-func ruleColumns(ws []string, targets []conceptTarget) []ruleColumn {
+// ruleColumns returns the columns a sentence states a rule about, none
+// when it is not a rule.
+func ruleColumns(sentence string, targets []conceptTarget) []ruleColumn {
+	ws := conceptTokens(sentence)
 	if !slices.ContainsFunc(ws, func(w string) bool { return ruleMarkers[w] }) {
 		return nil
 	}
@@ -155,20 +156,20 @@ func ruleColumns(ws []string, targets []conceptTarget) []ruleColumn {
 		for j < len(targets) && targets[j].col != nil {
 			j++
 		}
-		out = append(out, ruleTable(ws, targets[i], targets[i+1:j], i+1)...)
+		out = append(out, ruleTable(sentence, ws, targets[i], targets[i+1:j], i+1)...)
 		i = j
 	}
 	return out
 }
 
 // ruleTable returns the columns of one table (table, then its columns
-// from index first) that sentence words ws speak of.
-func ruleTable(ws []string, table conceptTarget, cols []conceptTarget, first int) []ruleColumn {
+// from index first) that a sentence, of words ws, speaks of.
+func ruleTable(sentence string, ws []string, table conceptTarget, cols []conceptTarget, first int) []ruleColumn {
 	named := conceptHasRun(ws, table.head) || conceptHasRun(ws, table.tableWords)
 	var byWords, byValue []int
 	used := map[string]bool{} // words that named a column: not also a value
 	for k, c := range cols {
-		if !(len(c.words) == 1 && ruleGenericColumns[c.words[0]]) && conceptHasRun(ws, c.words) {
+		if !(len(c.words) == 1 && ruleGenericColumns[c.words[0]]) && ruleNamesColumn(ws, c.words, table.head) {
 			byWords = append(byWords, k)
 			for _, w := range c.words {
 				used[w] = true
@@ -186,7 +187,11 @@ func ruleTable(ws []string, table conceptTarget, cols []conceptTarget, first int
 			byValue = append(byValue, k)
 		}
 	}
-	if len(byWords) == 0 || !named && len(byWords) < 2 {
+	var byAmount []int
+	if named {
+		byAmount = ruleAmountColumns(sentence, ws, cols, byWords)
+	}
+	if len(byWords)+len(byAmount) == 0 || !named && len(byWords) < 2 {
 		return nil
 	}
 	var out []ruleColumn
@@ -197,10 +202,95 @@ func ruleTable(ws []string, table conceptTarget, cols []conceptTarget, first int
 		}
 		out = append(out, rc)
 	}
+	for _, k := range byAmount {
+		out = append(out, ruleColumn{target: first + k, score: ruleScoreValue, signals: []string{"rule_sentence", "table_named", "column_amount"}})
+	}
 	for _, k := range byValue {
 		out = append(out, ruleColumn{target: first + k, score: ruleScoreValue, signals: []string{"rule_sentence", "column_value"}})
 	}
 	return out
+}
+
+// ruleComparators are the words before a number that make it a threshold.
+var ruleComparators = map[string]bool{
+	"least": true, "most": true, "than": true, "above": true, "below": true, "over": true,
+	"under": true, "exceed": true, "maximum": true, "minimum": true, "up": true,
+}
+
+// ruleTimeWords follow a number that is a duration, not an amount of the
+// table's.
+var ruleTimeWords = map[string]bool{
+	"day": true, "week": true, "month": true, "year": true, "hour": true, "minute": true,
+	"working": true, "business": true, "calendar": true, "degree": true, "percent": true,
+}
+
+// ruleCountWords are the last words of a column that counts things.
+var ruleCountWords = map[string]bool{"quantity": true, "count": true, "unit": true, "number": true}
+
+// ruleAmountColumns returns the columns of a table a threshold in words ws
+// speaks of (the sentence names the table): a number with a unit names the
+// columns in that unit ("above 20,000 EUR" → unit_cost_eur), a number of
+// things after a comparator names the column that counts them ("at least 5
+// bicycles" → quantity: a plural noun, not "below 3.0 cannot"). Columns in
+// skip are left out.
+func ruleAmountColumns(sentence string, ws []string, cols []conceptTarget, skip []int) []int {
+	var raw []string // ws before singular: the same words at the same places
+	for _, w := range conceptWords(sentence) {
+		if !conceptStopwords[w] {
+			raw = append(raw, w)
+		}
+	}
+	var out []int
+	add := func(k int) {
+		if !slices.Contains(skip, k) && !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	for i := 0; i < len(ws); i++ {
+		if !ruleNumber(ws[i]) {
+			continue
+		}
+		j := i + 1
+		for j < len(ws) && ruleNumber(ws[j]) { // 20,000 is two words
+			j++
+		}
+		if j == len(ws) {
+			break
+		}
+		unit := ws[j]
+		for k, c := range cols {
+			if raw := conceptWords(c.col.Name); conceptUnitSuffixes[unit] && !ruleTimeWords[unit] && len(raw) > 1 && conceptSingular(raw[len(raw)-1]) == unit {
+				add(k)
+			}
+		}
+		threshold := i > 0 && ruleComparators[ws[i-1]] || i > 1 && ruleComparators[ws[i-2]]
+		timed := ruleTimeWords[unit] || j+1 < len(ws) && ruleTimeWords[ws[j+1]]
+		if threshold && !timed && !conceptUnitSuffixes[unit] && raw[j] != unit {
+			for k, c := range cols {
+				if c.measure && ruleCountWords[c.words[len(c.words)-1]] {
+					add(k)
+				}
+			}
+		}
+		i = j
+	}
+	return out
+}
+
+func ruleNumber(w string) bool {
+	return w != "" && strings.IndexFunc(w, func(r rune) bool { return r < '0' || r > '9' }) < 0
+}
+
+// ruleNamesColumn reports whether words ws name a column by its words
+// col, not counting them where they qualify the table's own name head
+// ("customer order" speaks of an order, not of orders.customer).
+func ruleNamesColumn(ws, col, head []string) bool {
+	for i := 0; i+len(col) <= len(ws); i++ {
+		if slices.Equal(ws[i:i+len(col)], col) && !conceptHasRun(ws[i+len(col):min(len(ws), i+len(col)+len(head))], head) {
+			return true
+		}
+	}
+	return false
 }
 
 // ruleSentences splits text into sentences: at a full stop, question or

@@ -121,6 +121,28 @@ func TestRules_ExampleOperatingRules(t *testing.T) {
 	}
 }
 
+func TestRules_ThresholdsSpeakOfTheColumnsOfTheirAmount(t *testing.T) {
+	tables := []kg.Table{{Name: "orders", Columns: []kg.Column{
+		{Name: "order_id", Type: "VARCHAR"},
+		{Name: "quantity", Type: "BIGINT"},
+		{Name: "total_eur", Type: "DOUBLE"},
+		{Name: "rating", Type: "DOUBLE"},
+	}}}
+	text := "An order of more than 50 bicycles needs approval.\n" +
+		"An order above 20,000 EUR needs approval.\n" +
+		"An order must ship within 10 working days.\n" + // a duration, not an amount
+		"An order rating below 3.0 cannot ship." // the threshold is the rating's
+	_, links, _ := Rules([]kg.Chunk{ruleChunk("c1", text)}, tables, Config{})
+	want := []string{
+		"An order above 20,000 EUR needs approval. → orders.total_eur",
+		"An order of more than 50 bicycles needs approval. → orders.quantity",
+		"An order rating below 3.0 cannot ship. → orders.rating",
+	}
+	if got := ruleTargets(links); !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
 func TestRuleSentences(t *testing.T) {
 	text := "# Stock\n\nA rating below 3.0 is low. Is it?\n- Item one\nLast"
 	var got []string

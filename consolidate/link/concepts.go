@@ -55,6 +55,7 @@ type conceptTarget struct {
 	valueStems       map[string]bool
 	measure          bool // a column of numbers that is not a key
 	thing            bool // a table with a name-like column: its rows are things
+	quantity         bool // a table of a quantity (conceptQuantityTable)
 	text             string
 }
 
@@ -158,9 +159,10 @@ func conceptTargets(tables []kg.Table) []conceptTarget {
 				thing = true
 			}
 		}
+		quantity := conceptQuantityTable(*t, thing)
 		out = append(out, conceptTarget{
 			typ: kg.LinkRepresentedBy, target: t.Name, dst: kg.TableNodeID(t.Name), table: t,
-			words: tw, tableWords: tw, head: head, thing: thing,
+			words: tw, tableWords: tw, head: head, thing: thing, quantity: quantity,
 			text: "table " + strings.Join(conceptWords(t.Name), " ") + ": " + strings.Join(cols, ", "),
 		})
 		for j := range t.Columns {
@@ -170,7 +172,7 @@ func conceptTargets(tables []kg.Table) []conceptTarget {
 			}
 			ct := conceptTarget{
 				typ: kg.LinkMeasuredBy, target: t.Name + "." + c.Name, dst: kg.ColumnNodeID(t.Name, c.Name),
-				table: t, col: c, words: columnTokens(c.Name, head), tableWords: tw, head: head, thing: thing,
+				table: t, col: c, words: columnTokens(c.Name, head), tableWords: tw, head: head, thing: thing, quantity: quantity,
 				measure: conceptIsNumeric(c.Type), valueStems: map[string]bool{},
 			}
 			ct.text = fmt.Sprintf("%s %s: %s", strings.Join(conceptWords(t.Name), " "), strings.Join(conceptWords(c.Name), " "), c.Type)

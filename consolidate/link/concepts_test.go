@@ -65,7 +65,7 @@ func linksOf(links []kg.Link, band string) []string {
 }
 
 func TestConcepts_NamesAndValuesLinkWithoutAModel(t *testing.T) {
-	nodes := conceptNodes("supplier", "Suppliers", "lead time", "supplier rating", "delayed order", "unit cost", "scrap", "purchase order")
+	nodes := conceptNodes("supplier", "Suppliers", "lead time", "supplier rating", "delayed order", "unit cost", "scrap")
 	links, edges, err := Concepts(context.Background(), nodes, conceptTables(), nil, Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -73,9 +73,9 @@ func TestConcepts_NamesAndValuesLinkWithoutAModel(t *testing.T) {
 	want := []string{
 		"Suppliers REPRESENTED_BY suppliers",
 		"delayed order MEASURED_BY orders.status",
+		"delayed order REPRESENTED_BY orders", // a delayed order is an order
 		"lead time MEASURED_BY parts.lead_time_days",
-		"scrap MEASURED_BY production_plan_scrap.units",
-		"scrap REPRESENTED_BY production_plan_scrap",
+		"scrap MEASURED_BY production_plan_scrap.units", // a quantity: measured, not represented
 		"supplier REPRESENTED_BY suppliers",
 		"supplier rating MEASURED_BY suppliers.rating",
 		"unit cost MEASURED_BY parts.unitCostEur",
@@ -98,6 +98,43 @@ func TestConcepts_NamesAndValuesLinkWithoutAModel(t *testing.T) {
 		if l.Type == kg.LinkMeasuredBy && l.Dst != kg.ColumnNodeID(strings.Split(l.Target, ".")[0], strings.Split(l.Target, ".")[1]) {
 			t.Errorf("link %s: dst is not the column node of %s", l.ID, l.Target)
 		}
+	}
+}
+
+func TestConcepts_ATableOfItsOwnNameWinsOverOneThatEndsInIt(t *testing.T) {
+	tables := append(conceptTables(), kg.Table{Name: "purchasing_purchase_orders", Origin: "purchase_orders", Columns: []kg.Column{
+		{Name: "po_id", Type: "VARCHAR"}, {Name: "qty", Type: "BIGINT"},
+	}})
+	links, _, err := Concepts(context.Background(), conceptNodes("purchase order", "order"), tables, nil, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"order REPRESENTED_BY orders", "purchase order REPRESENTED_BY purchasing_purchase_orders"}
+	if got := linksOf(links, kg.LinkBandLinked); !slices.Equal(got, want) {
+		t.Errorf("linked %q, want %q", got, want)
+	}
+	for _, l := range links {
+		if l.Band == kg.LinkBandUncertain && l.Type == kg.LinkRepresentedBy && l.Score >= DefaultConceptHigh && l.Rule != RuleConceptNotBest {
+			t.Errorf("%s → %s: rule %s, want %s", l.SrcName, l.Target, l.Rule, RuleConceptNotBest)
+		}
+	}
+	if !slices.Contains(linksOf(links, kg.LinkBandUncertain), "purchase order REPRESENTED_BY orders") {
+		t.Errorf("purchase order → orders is not the uncertain runner-up: %q", linksOf(links, kg.LinkBandUncertain))
+	}
+}
+
+func TestConcepts_AConceptThatOnlyQualifiesAColumnIsNotMeasuredByIt(t *testing.T) {
+	tables := []kg.Table{{Name: "suppliers", Columns: []kg.Column{
+		{Name: "name", Type: "VARCHAR"}, {Name: "part_category", Type: "VARCHAR"},
+	}}}
+	// Even a model that finds every text the same does not make "part"
+	// the measure of part_category, nor "category" of anything but it.
+	links, _, err := Concepts(context.Background(), conceptNodes("part", "category"), tables, conceptFixedEmbedder{}, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := linksOf(links, kg.LinkBandLinked), []string{"category MEASURED_BY suppliers.part_category"}; !slices.Equal(got, want) {
+		t.Errorf("linked %q, want %q", got, want)
 	}
 }
 

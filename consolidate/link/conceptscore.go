@@ -24,9 +24,15 @@ func scoreConcept(s conceptSource, t conceptTarget, cos, tableName float64) (flo
 	var name, value float64
 	if t.col == nil {
 		name = conceptTableName(s, t)
+		if t.quantity && name > 0.6 {
+			// A quantity is measured by the table's measure, not
+			// represented by its rows.
+			name = 0.6
+			signals = append(signals, "quantity_table")
+		}
 	} else {
 		name = conceptColumnName(s, t)
-		if name < 0.8 && tableName >= 1 && conceptMeasureOf(t) {
+		if name < 0.8 && tableName >= 0.95 && conceptMeasureOf(t) {
 			name = 0.8
 			signals = append(signals, "table_measure")
 		}
@@ -48,16 +54,23 @@ func scoreConcept(s conceptSource, t conceptTarget, cos, tableName float64) (flo
 	return min(score, 1), signals
 }
 
-// conceptMeasureOf reports whether column target t is the one measure of a
-// table of events or measurements (no name-like column): what a concept
-// that names such a table ("scrap" → production_plan_scrap) counts.
-func conceptMeasureOf(t conceptTarget) bool {
-	if !t.measure || t.thing {
+// conceptMeasureOf reports whether column target t is the one measure of
+// a table of a quantity: what a concept that names such a table counts
+// ("scrap" → production_plan_scrap.units).
+func conceptMeasureOf(t conceptTarget) bool { return t.measure && t.quantity }
+
+// conceptQuantityTable reports whether a table holds a quantity rather than
+// things or events: its own name is a singular or mass noun (sheet Scrap,
+// not orders), it has no name-like column, and exactly one numeric non-key
+// column, which measures it.
+func conceptQuantityTable(t kg.Table, thing bool) bool {
+	own := conceptWords(cmp.Or(t.Origin, t.Name))
+	if thing || len(own) == 0 || conceptSingular(own[len(own)-1]) != own[len(own)-1] {
 		return false
 	}
 	n := 0
-	for _, c := range t.table.Columns {
-		if conceptIsNumeric(c.Type) && !conceptKey(*t.table, c.Name) {
+	for _, c := range t.Columns {
+		if conceptIsNumeric(c.Type) && !conceptKey(t, c.Name) {
 			n++
 		}
 	}
@@ -65,22 +78,25 @@ func conceptMeasureOf(t conceptTarget) bool {
 }
 
 // conceptTableName scores a concept's words against a table's: 1 when they
-// are the table's own name or end its name ("purchase order" →
-// purchasing_purchase_orders), 0.9 when they run inside its name
-// ("production plan"), 0.75 when the concept ends in the table's name
-// ("customer order" → orders), else 0.6 · Dice of the two word sets.
+// are the table's own name ("purchase order" → purchasing_purchase_orders,
+// whose origin is purchase_orders), 0.95 when they end its name ("order" →
+// purchasing_purchase_orders), 0.9 when they run inside it ("production
+// plan"), 0.8 when the concept ends in the table's own name ("customer
+// order" → orders), else 0.6 · Dice of the two word sets.
 func conceptTableName(s conceptSource, t conceptTarget) float64 {
 	best := 0.0
 	for _, c := range s.names {
 		tw := t.tableWords
 		var x float64
 		switch {
-		case slices.Equal(c, t.head), slices.Equal(c, tw), len(c) <= len(tw) && slices.Equal(tw[len(tw)-len(c):], c):
+		case slices.Equal(c, t.head), slices.Equal(c, tw):
 			x = 1
+		case len(c) <= len(tw) && slices.Equal(tw[len(tw)-len(c):], c):
+			x = 0.95
 		case conceptHasRun(tw, c):
 			x = 0.9
 		case len(t.head) < len(c) && slices.Equal(c[len(c)-len(t.head):], t.head):
-			x = 0.75
+			x = 0.8
 		default:
 			x = 0.6 * conceptDice(c, tw)
 		}
@@ -93,9 +109,10 @@ func conceptTableName(s conceptSource, t conceptTarget) float64 {
 // coverage² · (0.5 + 0.5 · precision), where coverage counts a concept word
 // 1 when the column's words have it and 0.8 when only the table's do, and
 // precision is the share of the column's words the concept has. Nothing
-// when the concept shares no word with the column itself, and half when the
+// when the concept shares no word with the column itself; halved when the
 // concept's last word (what it is: "customer order" is an order) is the
-// table's and not the column's.
+// table's and not the column's, and halved when the column's last word is
+// not the concept's ("part" only qualifies part_category).
 func conceptColumnName(s conceptSource, t conceptTarget) float64 {
 	best := 0.0
 	for _, c := range s.names {
@@ -117,6 +134,9 @@ func conceptColumnName(s conceptSource, t conceptTarget) float64 {
 		x := cover * cover * (0.5 + 0.5*float64(shared)/float64(len(t.words)))
 		if last := c[len(c)-1]; !slices.Contains(t.words, last) && slices.Contains(t.tableWords, last) {
 			x /= 2
+		}
+		if !slices.Contains(c, t.words[len(t.words)-1]) {
+			x /= 2 // the concept names what qualifies the column: "part" of part_category
 		}
 		best = max(best, x)
 	}
