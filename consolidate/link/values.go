@@ -95,6 +95,8 @@ func tableValues(ctx context.Context, db *sql.DB, table string, cols []string) (
 	for _, v := range merged {
 		out = append(out, *v)
 	}
-	slices.SortFunc(out, func(a, b Value) int { return cmp.Or(strings.Compare(a.Column, b.Column), strings.Compare(a.Key, b.Key)) })
+	slices.SortFunc(out, func(a, b Value) int {
+		return cmp.Or(strings.Compare(a.Column, b.Column), strings.Compare(a.Key, b.Key))
+	})
 	return out, nil
 }
