@@ -152,7 +152,8 @@ func (d *Dictionary) Find(text string) []Hit {
 	if len(d.keys) == 0 {
 		return nil
 	}
-	n := newNormalizer()
+	n := normalizers.Get().(*normalizer)
+	defer normalizers.Put(n)
 	n.run(text)
 	return d.find(n, text)
 }

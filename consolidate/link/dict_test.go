@@ -3,6 +3,7 @@ package link
 import (
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -240,4 +241,48 @@ func FuzzDictionaryFind(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestMentions_ExampleDocumentsMeetTheirRows runs the example's row
+// entities over its documents, one chunk per file: the suppliers, parts and
+// plants its documents name are mentioned where the text names them.
+func TestMentions_ExampleDocumentsMeetTheirRows(t *testing.T) {
+	db, tables := loadExample(t)
+	rs, err := Rows(t.Context(), db, tables, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob("../../examples/bikeco/docs/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chunks []kg.Chunk
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks = append(chunks, kg.Chunk{ID: filepath.Base(f), SourceID: filepath.Base(f), Text: string(b), Span: kg.Span{End: len(b)}})
+	}
+	mentions, edges := Mentions(chunks, rs.Nodes, DictConfig{})
+	surfaces := map[string]map[string]bool{} // node name → surfaces
+	name := map[string]string{}
+	for _, n := range rs.Nodes {
+		name[n.ID] = n.Name
+	}
+	for _, e := range edges {
+		if surfaces[name[e.Dst]] == nil {
+			surfaces[name[e.Dst]] = map[string]bool{}
+		}
+		surfaces[name[e.Dst]][e.Src] = true
+	}
+	t.Logf("%d row entities, %d mentions, %d chunk→row edges, %d row entities mentioned", len(rs.Nodes), len(mentions), len(edges), len(surfaces))
+	for _, want := range []struct{ name, chunk string }{
+		{"Kestrel Alloys", "suppliers.txt"}, {"Kestrel Alloys", "incident-2025-03-cracked-frames.md"},
+		{"Danubia Wheelworks", "suppliers.txt"},
+	} {
+		if !surfaces[want.name][want.chunk] {
+			t.Errorf("%s is not mentioned in %s (mentioned: %v)", want.name, want.chunk, surfaces)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package link
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -162,7 +163,25 @@ func possessive(rest string) bool {
 // Ltd." → "kestrel alloys ltd"). For names without a possessive it equals
 // resolve.NormalizeName.
 func Key(name string) string {
-	n := newNormalizer()
+	n := normalizers.Get().(*normalizer)
+	defer normalizers.Put(n)
 	n.run(name)
-	return strings.Join(strings.Fields(string(n.buf)), " ")
+	return n.key()
+}
+
+// normalizers keeps normalisers for Key: a case folder and its cache cost
+// more to make than a name costs to fold.
+var normalizers = sync.Pool{New: func() any { return newNormalizer() }}
+
+// key returns the words of the last run joined by single spaces.
+func (n *normalizer) key() string {
+	var b strings.Builder
+	b.Grow(len(n.buf))
+	for i, w := range n.words {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.Write(n.buf[w.norm:w.normEnd])
+	}
+	return b.String()
 }
