@@ -169,7 +169,7 @@ func ruleTable(sentence string, ws []string, table conceptTarget, cols []concept
 	var byWords, byValue []int
 	used := map[string]bool{} // words that named a column: not also a value
 	for k, c := range cols {
-		if !(len(c.words) == 1 && ruleGenericColumns[c.words[0]]) && ruleNamesColumn(ws, c.words, table.head) {
+		if len(c.words) > 0 && !(len(c.words) == 1 && ruleGenericColumns[c.words[0]]) && ruleNamesColumn(ws, c.words, table.head) {
 			byWords = append(byWords, k)
 			for _, w := range c.words {
 				used[w] = true
@@ -267,7 +267,7 @@ func ruleAmountColumns(sentence string, ws []string, cols []conceptTarget, skip 
 		timed := ruleTimeWords[unit] || j+1 < len(ws) && ruleTimeWords[ws[j+1]]
 		if threshold && !timed && !conceptUnitSuffixes[unit] && raw[j] != unit {
 			for k, c := range cols {
-				if c.measure && ruleCountWords[c.words[len(c.words)-1]] {
+				if c.measure && len(c.words) > 0 && ruleCountWords[c.words[len(c.words)-1]] {
 					add(k)
 				}
 			}

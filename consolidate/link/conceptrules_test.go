@@ -154,3 +154,35 @@ func TestRuleSentences(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// FuzzRules feeds any document text and any column name to the rule
+// reader: it never panics, every evidence span lies inside its chunk's
+// span in the source, and a column without a word is never named.
+func FuzzRules(f *testing.F) {
+	f.Add("An order delivered after its promised date is late.", "delivered_at")
+	f.Add("A supplier with a rating below 3.0 cannot receive orders above 20,000 EUR.", "%%")
+	f.Add("# at least 5 \n\n- more than 7 things. must", "_")
+	f.Fuzz(func(t *testing.T, text, column string) {
+		tables := []kg.Table{{Name: "orders", Columns: []kg.Column{
+			{Name: column, Type: "BIGINT", Distinct: 3, Samples: []string{column}},
+			{Name: "status", Type: "VARCHAR", Distinct: 2, Samples: []string{"late", text}},
+		}}}
+		c := ruleChunk("c1", text)
+		nodes, links, edges := Rules([]kg.Chunk{c}, tables, Config{})
+		for _, l := range links {
+			for _, ev := range l.Evidence {
+				var id string
+				var s, e int
+				if _, err := fmt.Sscanf(strings.Replace(ev, ":", " ", 1), "%s %d-%d", &id, &s, &e); err != nil || id != "c1" || s < c.Span.Start || e > c.Span.End || s >= e {
+					t.Fatalf("evidence %q outside chunk span %v", ev, c.Span)
+				}
+			}
+			if len(conceptWords(column)) == 0 && l.Target == "orders."+column && !slices.Contains(l.Signals, "column_value") {
+				t.Fatalf("a column without words is named: %+v", l)
+			}
+		}
+		if len(nodes) > 0 && len(edges) == 0 {
+			t.Fatal("a rule node without edges")
+		}
+	})
+}

@@ -148,8 +148,8 @@ func conceptTargets(tables []kg.Table) []conceptTarget {
 		t := &tables[i]
 		tw := conceptTokens(t.Name)
 		head := tw
-		if t.Origin != "" {
-			head = conceptTokens(t.Origin)
+		if o := conceptTokens(t.Origin); len(o) > 0 {
+			head = o
 		}
 		thing := false
 		var cols []string

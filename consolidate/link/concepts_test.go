@@ -370,3 +370,33 @@ func BenchmarkConcepts(b *testing.B) {
 		b.ReportMetric(float64(len(links)), "links")
 	}
 }
+
+// FuzzConcepts feeds any concept, table, origin and column names: it never
+// panics, every score is within 0..1, every id is EdgeID(src, type, dst),
+// and a name without a word matches nothing by name.
+func FuzzConcepts(f *testing.F) {
+	f.Add("lead time", "parts", "", "lead_time_days")
+	f.Add("customer order", "%%", "%%", "_")
+	f.Add("Supplier", "t_1", "Scrap", "unitsEUR")
+	f.Fuzz(func(t *testing.T, name, table, origin, column string) {
+		tables := []kg.Table{{Name: table, Origin: origin, Columns: []kg.Column{
+			{Name: column, Type: "DOUBLE", Samples: []string{name}},
+			{Name: "name", Type: "VARCHAR", Samples: []string{column, origin}},
+		}}}
+		links, edges, err := Concepts(context.Background(), conceptNodes(name, "supplier"), tables, nil, Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range links {
+			if l.Score < 0 || l.Score > 1 || l.ID != kg.EdgeID(l.Src, l.Type, l.Dst) {
+				t.Fatalf("link %+v", l)
+			}
+			if len(conceptWords(table))+len(conceptWords(origin)) == 0 && l.Type == kg.LinkRepresentedBy {
+				t.Fatalf("a table without words is represented: %+v", l)
+			}
+		}
+		if len(edges) > len(links) {
+			t.Fatalf("%d edges for %d links", len(edges), len(links))
+		}
+	})
+}

@@ -95,7 +95,7 @@ func conceptTableName(s conceptSource, t conceptTarget) float64 {
 			x = 0.95
 		case conceptHasRun(tw, c):
 			x = 0.9
-		case len(t.head) < len(c) && slices.Equal(c[len(c)-len(t.head):], t.head):
+		case len(t.head) > 0 && len(t.head) < len(c) && slices.Equal(c[len(c)-len(t.head):], t.head):
 			x = 0.8
 		default:
 			x = 0.6 * conceptDice(c, tw)
