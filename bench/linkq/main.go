@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"time"
 
 	"kgforge/llm"
 	"kgforge/pipelines"
@@ -21,6 +22,7 @@ type options struct {
 	gold, bundle, pipeline, model, out, cache, json string
 	noModel, both                                   bool
 	top                                             int
+	timeout                                         time.Duration
 }
 
 func main() {
@@ -34,6 +36,7 @@ func main() {
 	flag.StringVar(&o.out, "out", "", "output directory of the builds (default: a new temporary one, kept)")
 	flag.StringVar(&o.cache, "cache", "", "kgforge's cache directory (default: KGFORGE_CACHE_DIR, then the user cache's kgforge)")
 	flag.StringVar(&o.json, "json", "", "also write the reports as JSON to this file")
+	flag.DurationVar(&o.timeout, "timeout", 30*time.Minute, "per model request of the build (a busy server queues requests; kgforge build's default is 5m)")
 	flag.IntVar(&o.top, "top", 10, "an uncertain duplicate counts as found when its pair is within this many of the review order")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -121,7 +124,7 @@ func build(ctx context.Context, o options, noModel bool) (string, string, error)
 	if noModel {
 		out = filepath.Join(out, "no-model")
 	}
-	client, err := llm.New(llm.Options{})
+	client, err := llm.New(llm.Options{Timeout: o.timeout})
 	if err != nil {
 		return "", "", err
 	}
