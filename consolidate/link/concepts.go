@@ -70,16 +70,22 @@ type conceptSource struct {
 // (REPRESENTED_BY) and to the columns that measure them (MEASURED_BY).
 // Which nodes are concepts is IsConcept's rule. Every candidate scoring at
 // least ConceptFloor is a link of the log; the linked ones are also edges.
+// An expert's override applies to any extracted node, concept or not.
 // emb may be nil: then names and values alone decide. Overrides apply
 // first. Links and edges come sorted by id; the same input gives the same
 // output.
 func Concepts(ctx context.Context, nodes []kg.Node, tables []kg.Table, emb Embedder, cfg Config) ([]kg.Link, []kg.Edge, error) {
 	targets := conceptTargets(tables)
 	proper := conceptProperNames(tables)
-	var srcs []conceptSource
+	var srcs, extracted []conceptSource // the concepts; every extracted node, for the overrides
 	for i := range nodes {
+		if nodes[i].Kind != kg.NodeConcept || nodes[i].Properties[kg.PropTable] != "" {
+			continue
+		}
+		src := newConceptSource(&nodes[i])
+		extracted = append(extracted, src)
 		if IsConcept(nodes[i], proper) {
-			srcs = append(srcs, newConceptSource(&nodes[i]))
+			srcs = append(srcs, src)
 		}
 	}
 	var cos func(s, t int) float64
@@ -123,15 +129,24 @@ func Concepts(ctx context.Context, nodes []kg.Node, tables []kg.Table, emb Embed
 		}
 	}
 	links = bandConceptLinks(links, cfg)
-	links = applyConceptOverrides(links, srcs, targets, byTarget, cfg.Overrides)
+	links = applyConceptOverrides(links, extracted, targets, byTarget, cfg.Overrides)
 	slices.SortFunc(links, func(a, b kg.Link) int { return strings.Compare(a.ID, b.ID) })
 	return links, conceptEdges(links), nil
+}
+
+// conceptAggregates are words that ask for an aggregate of a measure, not
+// another measure: "highest supplier rating" is measured by
+// suppliers.rating.
+var conceptAggregates = map[string]bool{
+	"highest": true, "lowest": true, "average": true, "mean": true, "total": true, "maximum": true,
+	"minimum": true, "max": true, "min": true, "sum": true, "median": true,
 }
 
 func newConceptSource(n *kg.Node) conceptSource {
 	s := conceptSource{node: n, text: n.Name}
 	for _, name := range append([]string{n.Name}, n.Aliases...) {
-		if ws := conceptTokens(name); len(ws) > 0 {
+		ws := slices.DeleteFunc(conceptTokens(name), func(w string) bool { return conceptAggregates[w] })
+		if len(ws) > 0 {
 			s.names = append(s.names, ws)
 		}
 	}

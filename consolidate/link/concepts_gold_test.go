@@ -88,6 +88,16 @@ func scoreAgainstGold(t *testing.T, links []kg.Link, right, also map[string][]st
 // the gold file, as nodes, to the example's tables by names and values
 // alone (the name-only path) and scores the links against the gold.
 func TestConcepts_GoldConceptNamesOfTheExample(t *testing.T) {
+	goldConceptNames(t, nil)
+}
+
+// TestConceptsGoldConceptNamesIntegration does the same with the real
+// embed model.
+func TestConceptsGoldConceptNamesIntegration(t *testing.T) {
+	goldConceptNames(t, realEmbedder(t))
+}
+
+func goldConceptNames(t *testing.T, emb Embedder) {
 	g := loadConceptGold(t)
 	right, also, required := map[string][]string{}, map[string][]string{}, map[string]bool{}
 	var nodes []kg.Node
@@ -102,7 +112,7 @@ func TestConcepts_GoldConceptNamesOfTheExample(t *testing.T) {
 			required[k] = required[k] || !c.Optional
 		}
 	}
-	links, _, err := Concepts(context.Background(), nodes, conceptExampleTables(t), nil, Config{})
+	links, _, err := Concepts(context.Background(), nodes, conceptExampleTables(t), emb, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,13 +65,14 @@ func linksOf(links []kg.Link, band string) []string {
 }
 
 func TestConcepts_NamesAndValuesLinkWithoutAModel(t *testing.T) {
-	nodes := conceptNodes("supplier", "Suppliers", "lead time", "supplier rating", "delayed order", "unit cost", "scrap")
+	nodes := conceptNodes("supplier", "Suppliers", "lead time", "average lead time", "supplier rating", "delayed order", "unit cost", "scrap")
 	links, edges, err := Concepts(context.Background(), nodes, conceptTables(), nil, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
 		"Suppliers REPRESENTED_BY suppliers",
+		"average lead time MEASURED_BY parts.lead_time_days", // an aggregate of the measure
 		"delayed order MEASURED_BY orders.status",
 		"delayed order REPRESENTED_BY orders", // a delayed order is an order
 		"lead time MEASURED_BY parts.lead_time_days",
@@ -242,9 +243,10 @@ func TestConcepts_OverridesApplyFirst(t *testing.T) {
 			{Entity: "bicycle colour", Target: "parts.name", By: "rui"},
 			{Entity: "bicycle colour", Target: "parts[P1]", By: "rui"},      // a row: not a concept link
 			{Entity: "bicycle colour", Target: "nowhere.column", By: "rui"}, // not in the data layer
+			{Entity: "Kestrel", Target: "suppliers.name", By: "rui"},        // a thing, not a concept: the expert decides
 		},
 	}}
-	links, edges, err := Concepts(context.Background(), conceptNodes("supplier", "bicycle colour"), conceptTables(), nil, cfg)
+	links, edges, err := Concepts(context.Background(), conceptNodes("supplier", "bicycle colour", "Kestrel"), conceptTables(), nil, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,6 +259,9 @@ func TestConcepts_OverridesApplyFirst(t *testing.T) {
 	}
 	if l := got["bicycle colour parts.name"]; l.Band != kg.LinkBandLinked || l.Rule != RuleConceptMustLink || l.DecidedBy != "rui" || l.Type != kg.LinkMeasuredBy {
 		t.Errorf("must-link: %+v", l)
+	}
+	if l := got["Kestrel suppliers.name"]; l.Band != kg.LinkBandLinked || l.Rule != RuleConceptMustLink {
+		t.Errorf("must-link of a thing: %+v", l)
 	}
 	var dsts []string
 	for _, e := range edges {

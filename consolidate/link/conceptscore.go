@@ -222,10 +222,10 @@ func bandConceptLinks(links []kg.Link, cfg Config) []kg.Link {
 // applyConceptOverrides applies the experts' decisions: a cannot-link puts
 // its link in the none band, a must-link in the linked band (adding it
 // when no candidate was scored). An override names the concept as the
-// graph does (any case) and a target TABLE or TABLE.COLUMN; a pair that
-// names a row (TABLE[KEY]), a node that is not an extracted one or a target
-// that is not in the data layer is not a concept link and is left to the
-// other parts of the link step.
+// graph does (any case, or an alias) and a target TABLE or TABLE.COLUMN; a
+// pair that names a row (TABLE[KEY]) is left to the other parts of the link
+// step, and one that names no node of srcs or no table or column of the
+// data layer applies to nothing.
 func applyConceptOverrides(links []kg.Link, srcs []conceptSource, targets []conceptTarget, byTarget map[string]int, o Overrides) []kg.Link {
 	if len(o.MustLink)+len(o.CannotLink) == 0 {
 		return links
