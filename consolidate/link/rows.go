@@ -270,7 +270,12 @@ func nameHinted(col string) bool {
 
 // keyLike reports whether a column's name says it holds keys.
 func keyLike(col string) bool {
-	c := strings.ToLower(col)
+	c := strings.Map(func(r rune) rune {
+		if r == ' ' || r == '-' || r == '.' {
+			return '_'
+		}
+		return unicode.ToLower(r)
+	}, col)
 	for _, s := range []string{"id", "key", "code", "no", "number", "sku", "uuid"} {
 		if c == s || strings.HasSuffix(c, "_"+s) || (len(s) > 2 && strings.HasSuffix(c, s)) || (s == "id" && strings.HasSuffix(col, "Id")) {
 			return true
@@ -280,9 +285,9 @@ func keyLike(col string) bool {
 }
 
 // keyColumn picks the key column: the pipeline's (a candidate key), else a
-// candidate key whose name says it is a key, else any other candidate key
-// of a text or integer type, else the name column when it is a candidate
-// key itself.
+// candidate key whose name says it is a key, else the name column when it
+// is a candidate key itself, else any other candidate key of a text or
+// integer type.
 func keyColumn(t kg.Table, tc TableConfig, name string) (string, string) {
 	if tc.Key != "" {
 		if _, ok := column(t, tc.Key); !ok {
@@ -293,20 +298,26 @@ func keyColumn(t kg.Table, tc TableConfig, name string) (string, string) {
 		}
 		return tc.Key, ""
 	}
-	for _, pass := range []func(kg.Column) bool{
-		func(c kg.Column) bool { return keyLike(c.Name) },
-		func(c kg.Column) bool { return isText(c.Type) || strings.Contains(strings.ToUpper(c.Type), "INT") },
-	} {
-		for _, k := range t.PrimaryKeys {
-			if c, ok := column(t, k); ok && k != name && pass(c) {
-				return k, ""
-			}
-		}
+	if k := firstKey(t, name, func(c kg.Column) bool { return keyLike(c.Name) }); k != "" {
+		return k, ""
 	}
 	if slices.Contains(t.PrimaryKeys, name) {
 		return name, ""
 	}
+	if k := firstKey(t, name, func(c kg.Column) bool { return isText(c.Type) || strings.Contains(strings.ToUpper(c.Type), "INT") }); k != "" {
+		return k, ""
+	}
 	return "", "no candidate key (a unique, non-null column)"
+}
+
+// firstKey returns the first candidate key of t but name that ok takes.
+func firstKey(t kg.Table, name string, ok func(kg.Column) bool) string {
+	for _, k := range t.PrimaryKeys {
+		if c, found := column(t, k); found && k != name && ok(c) {
+			return k
+		}
+	}
+	return ""
 }
 
 // eventLike returns what makes t look like a table of events or

@@ -3,6 +3,7 @@ package link
 import (
 	"context"
 	"database/sql"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -251,6 +252,80 @@ func TestNameLike_RefusesCodesDatesNumbersAndRepeats(t *testing.T) {
 	} {
 		if got := nameLike(c.col, 10); got != c.want {
 			t.Errorf("nameLike(%s) = %q, want %q", c.col.Name, got, c.want)
+		}
+	}
+}
+
+// loadCSV loads one CSV file into a fresh DuckDB with the build's loader
+// and profiler.
+func loadCSV(t *testing.T, name, body string) (*sql.DB, []kg.Table) {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := duck.Open(ctx, filepath.Join(dir, "data.duckdb"), duck.Settings{Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src := kg.Source{ID: kg.ID("source", name), URI: name, Kind: kg.KindCSV}
+	tables, err := ingest.LoadTables(ctx, db, ingest.TableInput{Source: src, Path: path, Base: ingest.TableName(name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ingest.FindKeys(ctx, db, tables); err != nil {
+		t.Fatal(err)
+	}
+	return db, tables
+}
+
+func TestRows_OddColumnNamesAndLongTextAreReadSafely(t *testing.T) {
+	long := strings.Repeat("a long note about this plant ", 10)
+	body := "Plant No,Full \"Plant\" Name,key,Notes\n1,Brno Assembly Plant,b,short\n2,Porto Plant,p," + long + "\n"
+	db, tables := loadCSV(t, "plants.csv", body)
+	rs, err := Rows(context.Background(), db, tables, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := rs.Decisions[0]
+	if !d.Entity || d.Key != "Plant No" || d.Name != `Full "Plant" Name` || d.Type != "Plant" {
+		t.Fatalf("decision %+v, want Plant entities keyed by Plant No and named by the quoted column", d)
+	}
+	brno, porto := rs.Nodes[slices.IndexFunc(rs.Nodes, func(n kg.Node) bool { return n.Name == "Brno Assembly Plant" })],
+		rs.Nodes[slices.IndexFunc(rs.Nodes, func(n kg.Node) bool { return n.Name == "Porto Plant" })]
+	if brno.Properties["Notes"] != "short" || brno.Properties["column_key"] != "b" || brno.Properties[kg.PropKey] != "1" {
+		t.Errorf("Brno's properties %v, want Notes, the key column under its own name and the column named key as column_key", brno.Properties)
+	}
+	if _, ok := porto.Properties["Notes"]; ok {
+		t.Errorf("Porto's %d-character note was copied onto its entity", len(long))
+	}
+}
+
+func TestDecide_KeyIsANameLikeIDThenTheNameThenAnotherKey(t *testing.T) {
+	text := func(name string, distinct int64, samples ...string) kg.Column {
+		return kg.Column{Name: name, Type: "VARCHAR", Distinct: distinct, Samples: samples}
+	}
+	for _, c := range []struct {
+		t         kg.Table
+		key, name string
+		why       string
+	}{
+		{kg.Table{Name: "sites", Rows: 2, PrimaryKeys: []string{"country", "name", "site_code"}, Columns: []kg.Column{
+			text("country", 2, "Czechia", "Portugal"), text("name", 2, "Brno", "Porto"), text("site_code", 2, "CZ1", "PT1"),
+		}}, "site_code", "name", ""},
+		{kg.Table{Name: "sites", Rows: 2, PrimaryKeys: []string{"country", "name"}, Columns: []kg.Column{
+			text("country", 2, "Czechia", "Portugal"), text("name", 2, "Brno", "Porto"),
+		}}, "name", "name", ""},
+		{kg.Table{Name: "sites", Rows: 2, Columns: []kg.Column{text("name", 2, "Brno", "Porto")}}, "", "", "no candidate key (a unique, non-null column)"},
+		{kg.Table{Name: "sites", Rows: 0}, "", "", "no rows"},
+		{kg.Table{Name: "sites", Rows: 2, PrimaryKeys: []string{"n"}, Columns: []kg.Column{{Name: "n", Type: "BIGINT", Distinct: 2}}}, "", "", "no text column"},
+	} {
+		d := Decide(c.t, Config{})
+		if d.Key != c.key || d.Name != c.name || (c.why != "" && d.Reason != c.why) || d.Entity != (c.key != "") {
+			t.Errorf("Decide(%+v) = %+v, want key %q, name %q, reason %q", c.t, d, c.key, c.name, c.why)
 		}
 	}
 }

@@ -56,8 +56,9 @@
 //  7. Each cluster gets its canonical name, type and id, and its merge log:
 //     every accepted link between two of its members.
 //
-// The similarity the bounds use is the cosine, except: a cannot-link pair
-// and a pair of incompatible types are minus infinity; a pair with an
+// The similarity the bounds use is the cosine, except: a cannot-link pair,
+// a pair of incompatible types and a pair of different anchors are minus
+// infinity; a pair with an
 // accepted link counts at least High (it was judged a match, maybe by a key
 // with a lower cosine); a pair with a missing vector and no link counts
 // MinClusterSim (unknown: it neither breaks nor holds a cluster).
@@ -113,16 +114,27 @@
 // override that matches no entity, or is not applied, is reported in
 // Result.UnmatchedOverrides with the reason.
 //
+// # Anchors
+//
+// An entity with an Anchor is a record of data (a row entity, anchor
+// TABLE[KEY]): the names extracted from documents resolve onto it by the
+// same candidates, rules, bands, guards and overrides as onto each other,
+// but two entities of different anchors never end in one cluster. Their
+// candidate pair is never decided, a connected group holding two of them
+// is split (SplitAnchors, the similarity of the two is minus infinity for
+// the split), and a must-link that would join two is not applied.
+//
 // # Canonical names and ids
 //
-// A cluster's canonical name is the name of its member with the most
-// mentions, then the most evidence, then the longest description, then the
+// A cluster's canonical name is the name of its anchored member if it has
+// one, else of its member with the most mentions, then the most evidence, then the longest description, then the
 // smallest name and then key in byte order, with white space collapsed;
 // a rename override replaces it. Its type is that of the first member in
 // the same order that has a known type. Its id is kg.ID("entity",
 // kg.NormalizeName(canonical), folded type); when clusters share it, the
 // largest (then the one with the smallest key) keeps it and the others
-// append their smallest member key to the parts hashed.
+// append their smallest member key to the parts hashed. A cluster with an
+// anchored member takes that member's Key as its id.
 //
 // # Determinism
 //
