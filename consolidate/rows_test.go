@@ -21,7 +21,7 @@ import (
 
 // loadCSVs loads CSV files (name → content) into a fresh DuckDB with the
 // build's loaders and profiler, one table per file.
-func loadCSVs(t *testing.T, files map[string]string) (*sql.DB, []kg.Table) {
+func loadCSVs(t testing.TB, files map[string]string) (*sql.DB, []kg.Table) {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()

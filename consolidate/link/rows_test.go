@@ -258,7 +258,7 @@ func TestNameLike_RefusesCodesDatesNumbersAndRepeats(t *testing.T) {
 
 // loadCSV loads one CSV file into a fresh DuckDB with the build's loader
 // and profiler.
-func loadCSV(t *testing.T, name, body string) (*sql.DB, []kg.Table) {
+func loadCSV(t testing.TB, name, body string) (*sql.DB, []kg.Table) {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
