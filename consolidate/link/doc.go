@@ -10,7 +10,11 @@
 //     (dict.go).
 //   - Concept links: REPRESENTED_BY (concept → table) and MEASURED_BY
 //     (quantity, KPI or rule → column), scored from names, embeddings and
-//     value overlap, banded like merges (concepts.go).
+//     value overlap, banded like merges (concepts.go, conceptscore.go,
+//     conceptnames.go).
+//   - Stated rules: a sentence of a document with a rule marker that names
+//     columns of a table becomes a Rule node with MEASURED_BY to them
+//     (conceptrules.go).
 //
 // Every candidate is a kg.Link in the link log, linked or not; experts'
 // decisions (Overrides) apply first. The functions here are plain functions
