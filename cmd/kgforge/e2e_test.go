@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"kgforge/agent"
 	"kgforge/bundle"
@@ -57,13 +58,13 @@ func TestBuildE2EIntegration(t *testing.T) {
 	if os.Getenv("NEO4J_URI") == "" {
 		t.Fatal("KGFORGE_INTEGRATION is set but NEO4J_URI is not")
 	}
-	ctx := context.Background()
+	ctx := e2eContext(t)
 	out := t.TempDir()
 	t.Setenv("KGFORGE_CACHE_DIR", t.TempDir()) // the first build really calls the model
 	pipeline, graph := e2eCorpus(t)
 	l := testLoader(t, graph)
 
-	first := buildPipeline(t, pipeline, out)
+	first := buildPipeline(ctx, t, pipeline, out)
 	if first.LLM.Calls == 0 {
 		t.Fatal("first build made no LLM calls")
 	}
@@ -84,23 +85,35 @@ func TestBuildE2EIntegration(t *testing.T) {
 	if m.Pipeline != graph || nodes != m.Counts["nodes"] || rels != m.Counts["edges"] {
 		t.Errorf("neo4j graph %s has %d nodes %d relationships, bundle of %s %d %d", graph, nodes, rels, m.Pipeline, m.Counts["nodes"], m.Counts["edges"])
 	}
-	checkCommands(t, out)
-	checkRebuild(t, l, pipeline, out, first, ids1)
+	checkCommands(ctx, t, out)
+	checkRebuild(ctx, t, l, pipeline, out, first, ids1)
+}
+
+// e2eContext ends a minute before the test binary's deadline (-timeout), so
+// that with a model too slow for it the build fails and the test still
+// removes what it loaded, instead of the binary panicking past its cleanups.
+func e2eContext(t *testing.T) context.Context {
+	deadline, ok := t.Deadline()
+	if !ok {
+		return t.Context()
+	}
+	ctx, cancel := context.WithDeadline(t.Context(), deadline.Add(-time.Minute))
+	t.Cleanup(cancel)
+	return ctx
 }
 
 // checkRebuild builds the unchanged corpus again and checks that the
 // second build is served from the cache, gives the same ids, becomes the
 // current build in Neo4j without changing the graph, and that loading it
 // once more through the CLI writes nothing.
-func checkRebuild(t *testing.T, l *load.Loader, pipeline, out string, first *stages.Report, ids1 map[string][]string) {
+func checkRebuild(ctx context.Context, t *testing.T, l *load.Loader, pipeline, out string, first *stages.Report, ids1 map[string][]string) {
 	t.Helper()
-	ctx := context.Background()
 	graph := first.Pipeline
 	nodes, rels, err := l.Counts(ctx, graph)
 	if err != nil {
 		t.Fatal(err)
 	}
-	second := buildPipeline(t, pipeline, out)
+	second := buildPipeline(ctx, t, pipeline, out)
 	if second.LLM.Calls != 0 || second.Extract.CacheHits+second.Extract.Skipped != second.Chunks-len(rejectedChunks(second)) {
 		t.Errorf("second build: %d LLM calls, %d cache hits and %d chunks without sentences of %d chunks",
 			second.LLM.Calls, second.Extract.CacheHits, second.Extract.Skipped, second.Chunks)
@@ -125,7 +138,7 @@ func checkRebuild(t *testing.T, l *load.Loader, pipeline, out string, first *sta
 	if cur, err := l.Current(ctx, graph); err != nil || cur != second.BuildID {
 		t.Errorf("current build in neo4j = %q (%v), want %s", cur, err, second.BuildID)
 	}
-	cli(t, exitOK, "load", "neo4j", "--bundle", out)
+	cli(ctx, t, exitOK, "load", "neo4j", "--bundle", out)
 	if n3, r3, _ := l.Counts(ctx, graph); n3 != nodes || r3 != rels {
 		t.Errorf("kgforge load neo4j of the current build changed neo4j: %d %d -> %d %d", nodes, rels, n3, r3)
 	}
@@ -255,18 +268,18 @@ func exampleKinds(t *testing.T) []kg.SourceKind {
 }
 
 // checkCommands runs verify, query and ask on the output directory.
-func checkCommands(t *testing.T, out string) {
+func checkCommands(ctx context.Context, t *testing.T, out string) {
 	t.Helper()
-	if got := cli(t, exitOK, "bundle", "verify", out); !strings.HasPrefix(got, "ok: ") {
+	if got := cli(ctx, t, exitOK, "bundle", "verify", out); !strings.HasPrefix(got, "ok: ") {
 		t.Errorf("bundle verify printed %q", got)
 	}
-	if got := strings.Fields(cli(t, exitOK, "query", "--bundle", out, "SELECT count(*) AS n FROM orders")); !slices.Equal(got, []string{"n", "40"}) {
+	if got := strings.Fields(cli(ctx, t, exitOK, "query", "--bundle", out, "SELECT count(*) AS n FROM orders")); !slices.Equal(got, []string{"n", "40"}) {
 		t.Errorf("query of the orders table printed %q, want n and 40", got)
 	}
-	cli(t, anyFailure, "query", "--bundle", out, "DELETE FROM orders")
+	cli(ctx, t, anyFailure, "query", "--bundle", out, "DELETE FROM orders")
 	const steps = 2
 	var ans agent.Answer
-	raw := cli(t, exitOK, "ask", "--bundle", out, "--max-steps", strconv.Itoa(steps), "--json", "Which supplier delivered batch KA-2503-17?")
+	raw := cli(ctx, t, exitOK, "ask", "--bundle", out, "--max-steps", strconv.Itoa(steps), "--json", "Which supplier delivered batch KA-2503-17?")
 	if err := json.Unmarshal([]byte(raw), &ans); err != nil {
 		t.Fatalf("ask --json: %v\n%s", err, raw)
 	}
@@ -281,24 +294,23 @@ func checkCommands(t *testing.T, out string) {
 const anyFailure = -1
 
 // cli runs kgforge with args, checks its exit code and returns its stdout.
-func cli(t *testing.T, want int, args ...string) string {
+func cli(ctx context.Context, t *testing.T, want int, args ...string) string {
 	t.Helper()
 	var code int
-	stdout := captureStdout(t, func() { code = run(context.Background(), args) })
+	stdout := captureStdout(t, func() { code = run(ctx, args) })
 	if code != want && (want != anyFailure || code == exitOK) {
-		t.Errorf("kgforge %s: exit code %d, want %d\n%s", strings.Join(args, " "), code, want, stdout)
+		t.Errorf("kgforge %s: exit code %d, want %d%s\n%s", strings.Join(args, " "), code, want, outOfTime(ctx), stdout)
 	}
 	return string(stdout)
 }
 
-func buildPipeline(t *testing.T, pipeline, out string) *stages.Report {
+func buildPipeline(ctx context.Context, t *testing.T, pipeline, out string) *stages.Report {
 	t.Helper()
-	stdout := captureStdout(t, func() {
-		code := run(context.Background(), []string{"build", "--pipeline", pipeline, "--out", out, "--json"})
-		if code != exitOK && code != exitPartial {
-			t.Fatalf("build exit code %d", code)
-		}
-	})
+	var code int
+	stdout := captureStdout(t, func() { code = run(ctx, []string{"build", "--pipeline", pipeline, "--out", out, "--json"}) })
+	if code != exitOK && code != exitPartial {
+		t.Fatalf("build exit code %d%s", code, outOfTime(ctx))
+	}
 	var rep stages.Report
 	if err := json.Unmarshal(stdout, &rep); err != nil {
 		t.Fatalf("report: %v\n%s", err, stdout)
@@ -311,6 +323,14 @@ func buildPipeline(t *testing.T, pipeline, out string) *stages.Report {
 		}
 	}
 	return &rep
+}
+
+// outOfTime says why a command failed when the test's time ran out.
+func outOfTime(ctx context.Context) string {
+	if ctx.Err() == nil {
+		return ""
+	}
+	return " (the test's time ran out first: the model answers too slowly for -timeout)"
 }
 
 func rejectedChunks(r *stages.Report) []string {
