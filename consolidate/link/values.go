@@ -27,11 +27,14 @@ type Value struct {
 	Rows          int64  // rows whose value has this key
 }
 
-// sqlKey is DuckDB's approximation of Key, so that the database folds the
-// values before they cross into Go: accents off, lower case, full stops and
-// apostrophes dropped, other runs of non-letters a space. Key then spells
-// each distinct result exactly, merging what the approximation kept apart.
-const sqlKey = `trim(regexp_replace(regexp_replace(lower(strip_accents(v)), '[.''` + "`" + `’ʼ]', '', 'g'), '[^\pL\pN]+', ' ', 'g'))`
+// sqlKey returns DuckDB's approximation of Key for the expression x, so
+// that the database folds the values before they cross into Go: accents
+// off, lower case, full stops and apostrophes dropped, other runs of
+// non-letters a space. Key then spells each distinct result exactly,
+// merging what the approximation kept apart.
+func sqlKey(x string) string {
+	return `trim(regexp_replace(regexp_replace(lower(strip_accents(` + x + `)), '[.''` + "`" + `’ʼ]', '', 'g'), '[^\pL\pN]+', ' ', 'g'))`
+}
 
 // DistinctValues returns the distinct values of the columns, normalised,
 // with one query per table that unpivots its columns and groups them by key
@@ -71,7 +74,7 @@ func tableValues(ctx context.Context, db *sql.DB, table string, cols []string) (
 	q := fmt.Sprintf(`WITH d AS MATERIALIZED (
 		SELECT col, v, count(*) AS n FROM (%s) WHERE v IS NOT NULL GROUP BY col, v
 	) SELECT col, k, min(v), sum(n)::BIGINT FROM (SELECT col, v, n, %s AS k FROM d) GROUP BY col, k`,
-		strings.Join(branches, " UNION ALL "), sqlKey)
+		strings.Join(branches, " UNION ALL "), sqlKey("v"))
 	rows, err := db.QueryContext(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("distinct values of table %s: %w", table, err)
@@ -106,4 +109,33 @@ func tableValues(ctx context.Context, db *sql.DB, table string, cols []string) (
 		return cmp.Or(strings.Compare(a.Column, b.Column), strings.Compare(a.Key, b.Key))
 	})
 	return out, nil
+}
+
+// ValueIndex finds the column values a name stands for: the distinct values
+// of DistinctValues, by key.
+type ValueIndex map[string][]Value
+
+// NewValueIndex indexes values by key, and a value with a trailing legal
+// form also by its key without it.
+func NewValueIndex(values []Value) ValueIndex {
+	ix := ValueIndex{}
+	for _, v := range values {
+		for _, k := range variants(v.Key) {
+			ix[k] = append(ix[k], v)
+		}
+	}
+	return ix
+}
+
+// Match returns the values whose key is the name's, or else those that
+// agree with it once a trailing legal form is off either side ("TechChip
+// Inc" finds "TechChip", "Kestrel Alloys" finds "Kestrel Alloys Ltd.");
+// nil when none.
+func (ix ValueIndex) Match(name string) []Value {
+	for _, k := range variants(Key(name)) {
+		if vs := ix[k]; len(vs) > 0 {
+			return vs
+		}
+	}
+	return nil
 }

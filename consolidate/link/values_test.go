@@ -50,3 +50,20 @@ func TestDistinctValues_OneValuePerKeyAcrossSpellings(t *testing.T) {
 		t.Error("a missing table gave no error")
 	}
 }
+
+func TestValueIndex_MatchesNamesByKeyWithOrWithoutLegalForm(t *testing.T) {
+	ix := NewValueIndex([]Value{
+		{Table: "suppliers", Column: "name", Key: "kestrel alloys", Value: "Kestrel Alloys", Rows: 1},
+		{Table: "orders", Column: "customer", Key: "kestrel alloys", Value: "KESTREL ALLOYS", Rows: 9},
+		{Table: "suppliers", Column: "name", Key: "techchip", Value: "TechChip", Rows: 1},
+		{Table: "plants", Column: "name", Key: "brno works gmbh", Value: "Brno Works GmbH", Rows: 1},
+	})
+	for _, tc := range []struct {
+		name string
+		want int
+	}{{"Kestrel Alloys Ltd.", 2}, {"kestrel  alloys", 2}, {"TechChip Inc", 1}, {"Brno Works", 1}, {"Brno Works S.A.", 1}, {"Kestrel", 0}, {"", 0}} {
+		if got := ix.Match(tc.name); len(got) != tc.want {
+			t.Errorf("Match(%q) = %v, want %d values", tc.name, got, tc.want)
+		}
+	}
+}
