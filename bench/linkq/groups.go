@@ -292,6 +292,9 @@ func scoreValues(g *Gold, ix *index) Score {
 		}
 	}
 	for _, v := range g.Values {
+		if !slices.ContainsFunc(v.At, func(at string) bool { return ix.hasSource(fileOf(at)) }) {
+			continue // named only in documents the bundle does not hold
+		}
 		ok := found[Key(v.Name)] || slices.ContainsFunc(v.Aliases, func(a string) bool { return found[Key(a)] })
 		s.want(ok, v.Name+" → "+strings.Join(v.Columns, ", "))
 	}

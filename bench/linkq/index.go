@@ -137,6 +137,16 @@ func (ix *index) chunkKeys() []chunkKey {
 
 type chunkKey struct{ id, uri, key string }
 
+// hasSource reports whether the bundle holds the source of this URI.
+func (ix *index) hasSource(uri string) bool {
+	for _, u := range ix.d.SourceURI {
+		if u == uri {
+			return true
+		}
+	}
+	return false
+}
+
 func appendUnique(list []string, v string) []string {
 	if slices.Contains(list, v) {
 		return list

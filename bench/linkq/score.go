@@ -453,14 +453,19 @@ func scoreConcepts(g *Gold, ix *index) conceptScores {
 			s.wrong(what + " (unjudged)")
 		}
 	}
-	cs.wants(g, found)
+	cs.wants(g, ix, found)
 	return cs
 }
 
 // wants counts the gold links: every target of a rule, every target of a
 // concept that is not optional (the optional ones go in the notes).
-func (cs *conceptScores) wants(g *Gold, found map[[2]string]bool) {
+func (cs *conceptScores) wants(g *Gold, ix *index, found map[[2]string]bool) {
+	unseen := 0
 	for _, r := range g.Rules {
+		if !ix.hasSource(fileOf(r.At)) {
+			unseen++
+			continue
+		}
 		for _, t := range r.Targets {
 			cs.rule.want(found[[2]string{r.Rule, t}], fmt.Sprintf("%q → %s", r.Rule, t))
 		}
@@ -485,6 +490,9 @@ func (cs *conceptScores) wants(g *Gold, found map[[2]string]bool) {
 	}
 	note := fmt.Sprintf("optional gold links found: %d/%d (tables and columns)", optional[0], optional[1])
 	cs.rep.Note, cs.meas.Note = note, note
+	if unseen > 0 {
+		cs.rule.Note = fmt.Sprintf("%d rules of documents the bundle does not hold left out", unseen)
+	}
 	for _, s := range []*Score{&cs.rep, &cs.meas, &cs.rule} {
 		s.finish()
 	}

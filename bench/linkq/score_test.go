@@ -41,8 +41,10 @@ concepts:
 rules:
   - {rule: "A customer order of more than 50 bicycles requires approval.", at: "docs/a.md:2", targets: [orders.quantity]}
   - {rule: "Dealers receive a discount.", at: "docs/a.md:3", targets: []}
+  - {rule: "An order of a document the bundle lacks must be counted.", at: "docs/c.md:2", targets: [orders.quantity]}
 values:
-  - {name: Brno plant, aliases: [Brno Assembly Plant], columns: [orders.plant]}
+  - {name: Brno plant, aliases: [Brno Assembly Plant], columns: [orders.plant], at: ["docs/a.md:4"]}
+  - {name: Porto plant, columns: [orders.plant], at: ["docs/c.md:1"]}
 duplicates:
   - {names: [Kestrel Alloys Ltd., Kestrel Alloys], row: "suppliers[S1]", issue: true}
   - {names: [Brno plant, Brno Assembly Plant], issue: true}
@@ -197,6 +199,9 @@ func TestScoreCountsEachLinkKindAgainstTheGold(t *testing.T) {
 	}
 	if s := scoreOf(t, r, KindRepresentedBy); s.Unjudged != 1 || s.Precision != 0.5 {
 		t.Errorf("REPRESENTED_BY: unjudged %d, precision %v; want 1 and 0.5", s.Unjudged, s.Precision)
+	}
+	if s := scoreOf(t, r, KindRule); s.Note != "1 rules of documents the bundle does not hold left out" {
+		t.Errorf("rule note %q", s.Note)
 	}
 	if s := scoreOf(t, r, KindRowEntity); !strings.HasPrefix(s.Note, "0 right rows without a ROW_OF edge") {
 		t.Errorf("row note %q", s.Note)
