@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"kgforge/bundle"
@@ -23,7 +25,8 @@ func TestRunner_TablesOnlyExampleGivesRowEntities(t *testing.T) {
 	}
 	dir := t.TempDir()
 	pf := filepath.Join(dir, "p.yaml")
-	raw := "name: rows\nroot: " + root + "\nsources:\n  - {name: tables, paths: [\"data/*.csv\", \"data/*.xlsx\", \"data/*.sqlite\"]}\n"
+	raw := "name: rows\nroot: " + root + "\nsources:\n  - {name: tables, paths: [\"data/*.csv\", \"data/*.xlsx\", \"data/*.sqlite\"]}\n" +
+		"link: {tables: {production_plan: {entity: false}}}\n"
 	if err := os.WriteFile(pf, []byte(raw), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -78,6 +81,11 @@ func TestRunner_TablesOnlyExampleGivesRowEntities(t *testing.T) {
 	}
 	if len(rep.Link) != 6 || orders == nil || orders.Entity || orders.Reason == "" {
 		t.Errorf("run report's link tables %+v; want 6 tables, orders staying a table with its reason", rep.Link)
+	}
+	i := slices.IndexFunc(rep.Warnings, func(w Reject) bool { return w.Stage == "consolidate" })
+	if i < 0 || rep.Warnings[i].Item != "link.tables.production_plan" ||
+		!strings.Contains(rep.Warnings[i].Reason, "production_plan_plan, production_plan_scrap") {
+		t.Errorf("warnings %+v, want one naming the link block's unknown table production_plan and listing the tables", rep.Warnings)
 	}
 	again, _, _ := build()
 	for id := range rows {

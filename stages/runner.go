@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -404,6 +405,7 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 	graph := cons.Graph
 	rep.Resolution = &cons.Resolution
 	rep.Link = cons.Tables
+	warnUnknownTables(rep, p.Link, tables)
 	for _, o := range cons.Resolution.UnmatchedOverrides {
 		rep.warn("consolidate", fmt.Sprintf("%s %s", o.Kind, strings.Join(o.Refs, " / ")), "override not applied: "+o.Reason)
 	}
@@ -537,6 +539,22 @@ func ingestSource(ctx context.Context, root *os.Root, rootDir string, db *sql.DB
 	}
 	doc, err := ingest.ReadDocument(ctx, o.Source, o.Data, opt)
 	return o.Source, nil, doc, err
+}
+
+// warnUnknownTables warns of every table the pipeline's link block names
+// that the build does not have (a name is the DuckDB table's, which ingest
+// derives from the file, sheet or database table).
+func warnUnknownTables(rep *Report, l pipelines.Link, tables []kg.Table) {
+	have := make([]string, len(tables))
+	for i, t := range tables {
+		have[i] = t.Name
+	}
+	slices.Sort(have)
+	for _, name := range slices.Sorted(maps.Keys(l.Tables)) {
+		if !slices.Contains(have, name) {
+			rep.warn("consolidate", "link.tables."+name, "the build has no table of this name; its tables are: "+strings.Join(have, ", "))
+		}
+	}
 }
 
 // linkConfig turns the pipeline's link block into the link step's settings.
