@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -278,11 +279,37 @@ func TestMentions_ExampleDocumentsMeetTheirRows(t *testing.T) {
 	}
 	t.Logf("%d row entities, %d mentions, %d chunk→row edges, %d row entities mentioned", len(rs.Nodes), len(mentions), len(edges), len(surfaces))
 	for _, want := range []struct{ name, chunk string }{
-		{"Kestrel Alloys", "suppliers.txt"}, {"Kestrel Alloys", "incident-2025-03-cracked-frames.md"},
+		{"Kestrel Alloys", "suppliers.txt"},
+		{"Kestrel Alloys", "incident-2025-03-cracked-frames.md"},
 		{"Danubia Wheelworks", "suppliers.txt"},
 	} {
 		if !surfaces[want.name][want.chunk] {
 			t.Errorf("%s is not mentioned in %s (mentioned: %v)", want.name, want.chunk, surfaces)
+		}
+	}
+}
+
+func TestMentions_SameResultWhateverTheOrderOfChunksAndNodes(t *testing.T) {
+	nodes := []kg.Node{
+		rowNode("suppliers", "S001", "Kestrel Alloys", "Supplier", "Kestrel Alloys Ltd."),
+		rowNode("plants", "BRN", "Brno Assembly Plant", "Plant", "Brno"),
+		rowNode("plants", "PRT", "Porto", "Plant"),
+	}
+	var chunks []kg.Chunk
+	for i, text := range []string{"Kestrel Alloys Ltd. ships to Brno.", "The Brno Assembly Plant and Porto.", "Nothing here."} {
+		chunks = append(chunks, kg.Chunk{ID: kg.ID("c", text), SourceID: "s", Text: text, Span: kg.Span{Start: 100 * i, End: 100*i + len(text)}})
+	}
+	wantM, wantE := Mentions(chunks, nodes, DictConfig{})
+	if len(wantE) != 4 {
+		t.Fatalf("edges = %+v, want 4", wantE)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 10 {
+		r.Shuffle(len(chunks), func(i, j int) { chunks[i], chunks[j] = chunks[j], chunks[i] })
+		r.Shuffle(len(nodes), func(i, j int) { nodes[i], nodes[j] = nodes[j], nodes[i] })
+		gotM, gotE := Mentions(chunks, nodes, DictConfig{})
+		if !reflect.DeepEqual(gotM, wantM) || !reflect.DeepEqual(gotE, wantE) {
+			t.Fatalf("another order gave another result:\n%+v\n%+v", gotE, wantE)
 		}
 	}
 }

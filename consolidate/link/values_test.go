@@ -36,9 +36,12 @@ func TestDistinctValues_OneValuePerKeyAcrossSpellings(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Value{
-		{"plants", "code", "1", "1", 1}, {"plants", "code", "2", "2", 1},
-		{"plants", "name", "brno", "Brno", 1}, {"plants", "name", "brno assembly plant", "Brno Assembly Plant", 1},
-		{"sup pliers", "alias", "ka", "KA", 1}, {"sup pliers", "alias", "kestrel", "Kestrel", 1},
+		{"plants", "code", "1", "1", 1},
+		{"plants", "code", "2", "2", 1},
+		{"plants", "name", "brno", "Brno", 1},
+		{"plants", "name", "brno assembly plant", "Brno Assembly Plant", 1},
+		{"sup pliers", "alias", "ka", "KA", 1},
+		{"sup pliers", "alias", "kestrel", "Kestrel", 1},
 		{"sup pliers", "name", "fine parts", "ﬁne Parts", 1},
 		{"sup pliers", "name", "kestrel alloys", "KESTREL  ALLOYS", 4},
 		{"sup pliers", "name", "oneil parts", "O'Neil Parts", 2},
