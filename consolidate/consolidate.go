@@ -222,7 +222,7 @@ func Build(ctx context.Context, in Input) (Output, error) {
 	addTables(g, in.Tables)
 	g.Edges = append(g.Edges, rows.Edges...)
 	g.Links = append(g.Links, rows.Links...)
-	g.Links = append(g.Links, sameAsLinks(surfaces, res)...)
+	g.Links = append(g.Links, sameAsLinks(surfaces, res, in.Link.Overrides)...)
 	for _, e := range mentions {
 		g.Edges = append(g.Edges, *e)
 	}

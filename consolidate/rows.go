@@ -87,11 +87,12 @@ func rowOverrides(o resolve.Overrides, lo link.Overrides, rows []kg.Node) resolv
 }
 
 // sameAsLinks returns a SAME_AS link for every pair of an extracted entity
-// and a row entity the resolver left uncertain (band uncertain), from the
+// and a row entity the resolver left uncertain (band uncertain), and for
+// every expert's cannot-link between the two (band none), from the
 // extracted entity's node to the row entity's. A pair it merged is in the
 // merge log: the two are one node.
-func sameAsLinks(surfaces map[string]*surface, r resolved) []kg.Link {
-	var out []kg.Link
+func sameAsLinks(surfaces map[string]*surface, r resolved, lo link.Overrides) []kg.Link {
+	out := refusedRows(surfaces, r, lo.CannotLink)
 	for _, p := range r.result.Uncertain {
 		a, b := surfaces[p.A], surfaces[p.B]
 		if (a.row == nil) == (b.row == nil) {
@@ -107,6 +108,44 @@ func sameAsLinks(surfaces map[string]*surface, r resolved) []kg.Link {
 			Rule: string(p.Rule), DecidedBy: "auto", Evidence: slices.Clone(a.evidence),
 		})
 	}
-	slices.SortFunc(out, func(x, y kg.Link) int { return strings.Compare(x.ID, y.ID) })
+	// Stable: an expert's refusal, first, wins over an automatic candidate.
+	slices.SortStableFunc(out, func(x, y kg.Link) int { return strings.Compare(x.ID, y.ID) })
 	return slices.CompactFunc(out, func(x, y kg.Link) bool { return x.ID == y.ID })
+}
+
+// refusedRows returns a SAME_AS link in band none for every cannot-link
+// between an extracted name and a row target that both match, so that the
+// refusal stays visible in the link log.
+func refusedRows(surfaces map[string]*surface, r resolved, cannot []link.Pair) []kg.Link {
+	if len(cannot) == 0 {
+		return nil
+	}
+	rows := map[string]*surface{}
+	var extracted []*surface
+	for _, k := range slices.Sorted(maps.Keys(surfaces)) {
+		if s := surfaces[k]; s.row != nil {
+			rows[s.anchor()] = s
+		} else {
+			extracted = append(extracted, s)
+		}
+	}
+	var out []kg.Link
+	for _, p := range cannot {
+		row := rows[p.Target]
+		if row == nil {
+			continue
+		}
+		for _, s := range extracted {
+			if !SameName(s.name, p.Entity) {
+				continue
+			}
+			src, dst := r.clusterOf[s.key].ID, r.clusterOf[row.key].ID
+			out = append(out, kg.Link{
+				ID: kg.EdgeID(src, kg.LinkSameAs, dst), Src: src, SrcName: s.name, Dst: dst, Target: p.Target,
+				Type: kg.LinkSameAs, Signals: []string{}, Band: kg.LinkBandNone, Rule: string(resolve.OverrideCannotLink),
+				DecidedBy: p.By, Evidence: slices.Clone(s.evidence),
+			})
+		}
+	}
+	return out
 }

@@ -130,6 +130,17 @@ func TestBuild_NameKeyWithoutEmbeddingIsAnUncertainSameAsLink(t *testing.T) {
 	if n := concept(g, "Kestrel Alloys"); n == nil || n.ID != row {
 		t.Errorf("after the must-link the node is %+v, want the row's name and id", n)
 	}
+	// An expert's cannot-link, through the overrides file, keeps them apart and stays in the link log.
+	in.Link.Overrides = link.Overrides{}
+	in.Overrides = &Overrides{Links: &LinkOverrides{CannotLink: []TargetLink{{Entity: "kestrel alloys ltd.", Target: "suppliers[S001]", Decision: Decision{By: "expert"}}}}}
+	g = build(t, in)
+	if m := mergeOf(g, "Kestrel Alloys Ltd."); m.ClusterID == row {
+		t.Errorf("after the expert's cannot-link, Kestrel Alloys Ltd. is still on suppliers[S001]: %+v", m)
+	}
+	i := slices.IndexFunc(g.Links, func(l kg.Link) bool { return l.Type == kg.LinkSameAs })
+	if i < 0 || g.Links[i].Band != kg.LinkBandNone || g.Links[i].Rule != "cannot_link" || g.Links[i].DecidedBy != "expert" || g.Links[i].Dst != row {
+		t.Errorf("links %+v, want the refused SAME_AS in band none, decided by the expert", g.Links)
+	}
 }
 
 func TestBuild_TwoRowsOfOneNameStayTwoNodes(t *testing.T) {
