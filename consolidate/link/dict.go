@@ -70,7 +70,7 @@ type Dictionary struct {
 type Hit struct {
 	Start, End int      // bytes of the text: text[Start:End] is the surface
 	Key        string   // the name's key
-	Nodes      []string // the nodes the name stands for
+	Nodes      []string // the nodes the name stands for (the dictionary's own slice: do not modify)
 }
 
 // NewDictionary builds the dictionary of the entries' names. A name spelled
