@@ -232,6 +232,7 @@ func Build(ctx context.Context, in Input) (Output, error) {
 	slices.SortFunc(g.Nodes, func(a, b kg.Node) int { return strings.Compare(a.ID, b.ID) })
 	slices.SortFunc(g.Edges, func(a, b kg.Edge) int { return strings.Compare(a.ID, b.ID) })
 	slices.SortFunc(g.Links, func(a, b kg.Link) int { return strings.Compare(a.ID, b.ID) })
+	out.Resolution.UnmatchedOverrides = append(out.Resolution.UnmatchedOverrides, unmatchedLinkOverrides(in.Overrides, *g)...)
 	return out, nil
 }
 

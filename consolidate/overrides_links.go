@@ -197,3 +197,66 @@ func (o *Overrides) Link() link.Overrides {
 	}
 	return r
 }
+
+// The kinds of link overrides in Resolution.UnmatchedOverrides.
+const (
+	OverrideLinkMust   resolve.OverrideKind = "links.must_link"
+	OverrideLinkCannot resolve.OverrideKind = "links.cannot_link"
+)
+
+// unmatchedLinkOverrides reports the link decisions of o that the build
+// could not apply, so that a typo in a hand edit is a warning, not a
+// silent no-op: no entity or concept has the name, the data layer has no
+// such table, column or row entity, or a must-link to a table or column
+// that the link step did not link (a row entity's name: only extracted
+// entities and concepts link to tables and columns). A row decision goes
+// to the resolver, which reports its own failures.
+func unmatchedLinkOverrides(o *Overrides, g kg.Graph) []resolve.OverrideIssue {
+	if o == nil || o.Links == nil {
+		return nil
+	}
+	names, ids, linked := map[string]bool{}, map[string]bool{}, map[[2]string]bool{}
+	for _, n := range g.Nodes {
+		ids[n.ID] = true
+		if n.Kind == kg.NodeConcept {
+			for _, a := range append([]string{n.Name}, n.Aliases...) {
+				names[resolve.NormalizeName(a)] = true
+			}
+		}
+	}
+	for _, l := range g.Links {
+		if l.Band == kg.LinkBandLinked {
+			linked[[2]string{resolve.NormalizeName(l.SrcName), l.Target}] = true
+		}
+	}
+	var out []resolve.OverrideIssue
+	check := func(kind resolve.OverrideKind, x TargetLink) {
+		t, err := ParseTarget(x.Target)
+		if err != nil {
+			return // LoadOverrides refused the file already
+		}
+		var why string
+		switch name := resolve.NormalizeName(x.Entity); {
+		case !names[name]:
+			why = fmt.Sprintf("no entity or concept is named %q", x.Entity)
+		case t.Key != "" && !ids[link.RowID(t.Table, t.Key)]:
+			why = fmt.Sprintf("no row entity is %s: its table gives no row entities, or no row has that key", t)
+		case t.Key == "" && t.Column != "" && !ids[kg.ColumnNodeID(t.Table, t.Column)]:
+			why = fmt.Sprintf("the data layer has no column %s", t)
+		case t.Key == "" && !ids[kg.TableNodeID(t.Table)]:
+			why = fmt.Sprintf("the data layer has no table %q", t.Table)
+		case kind == OverrideLinkMust && t.Key == "" && !linked[[2]string{name, t.String()}]:
+			why = fmt.Sprintf("%q is not linked to %s after the link step: only an extracted entity or concept links to a table or column", x.Entity, t)
+		default:
+			return
+		}
+		out = append(out, resolve.OverrideIssue{Kind: kind, Refs: []string{x.Entity, x.Target}, Reason: why})
+	}
+	for _, x := range o.Links.MustLink {
+		check(OverrideLinkMust, x)
+	}
+	for _, x := range o.Links.CannotLink {
+		check(OverrideLinkCannot, x)
+	}
+	return out
+}

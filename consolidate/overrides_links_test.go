@@ -1,6 +1,8 @@
 package consolidate
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -154,4 +156,48 @@ func FuzzParseTarget(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestBuildWarnsOfLinkOverridesItCannotApply: a link decision the build
+// cannot apply (a name no node has, a table, column or row the data layer
+// lacks, a must-link from a row entity to a table) is in
+// Resolution.UnmatchedOverrides with the reason, which the run report
+// lists as a warning; the decisions it applies are not.
+func TestBuildWarnsOfLinkOverridesItCannotApply(t *testing.T) {
+	in := rowInput(t,
+		kg.Mention{ChunkID: "c1", Surface: "supplier", Type: "Concept"},
+		kg.Mention{ChunkID: "c1", Surface: "Velora Cycles", Type: "Company"},
+	)
+	in.Overrides = &Overrides{Links: &LinkOverrides{
+		MustLink: []TargetLink{
+			{Entity: "supplier", Target: "suppliers"},      // applied
+			{Entity: "Velora Cycles", Target: "suppliers"}, // applied: an extracted company may be linked too
+			{Entity: "suplier", Target: "suppliers"},
+			{Entity: "supplier", Target: "vendors"},
+			{Entity: "supplier", Target: "suppliers.rating"},
+			{Entity: "Serra Brakes", Target: "suppliers"}, // a row entity
+		},
+		CannotLink: []TargetLink{
+			{Entity: "supplier", Target: "suppliers.country"}, // applied: nothing to refuse, nothing wrong
+			{Entity: "Velora Cycles", Target: "suppliers[S999]"},
+		},
+	}}
+	out, err := Build(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, o := range out.Resolution.UnmatchedOverrides {
+		got = append(got, fmt.Sprintf("%s %s: %s", o.Kind, strings.Join(o.Refs, " / "), o.Reason))
+	}
+	want := []string{
+		`links.must_link suplier / suppliers: no entity or concept is named "suplier"`,
+		`links.must_link supplier / vendors: the data layer has no table "vendors"`,
+		`links.must_link supplier / suppliers.rating: the data layer has no column suppliers.rating`,
+		`links.must_link Serra Brakes / suppliers: "Serra Brakes" is not linked to suppliers after the link step: only an extracted entity or concept links to a table or column`,
+		`links.cannot_link Velora Cycles / suppliers[S999]: no row entity is suppliers[S999]: its table gives no row entities, or no row has that key`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("unmatched overrides:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }
