@@ -586,8 +586,9 @@ var structuralEdges = map[string]bool{"HAS_CHUNK": true, "HAS_COLUMN": true, "ME
 // column's stem (its name less a key suffix: _id, _key, _code, _no, _ref,
 // or a trailing id) is looked up in a small table of agent nouns
 // (supplier → SUPPLIED_BY, manufacturer → MANUFACTURED_BY, owner →
-// OWNED_BY, …); any other stem gives HAS_STEM (plant_id → HAS_PLANT), and
-// a stem that would spell a structural edge type gives HAS_STEM_ROW.
+// OWNED_BY, …); any other stem gives HAS_STEM (plant_id → HAS_PLANT), an
+// empty one HAS_ROW, and a stem that would spell a structural edge type
+// gives HAS_STEM_ROW.
 func EdgeType(column string) string {
 	stem := strings.ToLower(column)
 	for _, s := range []string{"_id", "_key", "_code", "_no", "_ref", "id"} {
@@ -607,6 +608,9 @@ func EdgeType(column string) string {
 		return '_'
 	}, stem)
 	typ := "HAS_" + up
+	if up == "" {
+		typ = "HAS_ROW"
+	}
 	if structuralEdges[typ] {
 		typ += "_ROW"
 	}
