@@ -36,7 +36,7 @@ var allowed = map[string][]string{
 	"bench/quality":  {},
 	"bench/extractq": {"bench/quality", "extract", "kg", "llm", "stages"},
 	"bench/erq":      {"bench/quality", "consolidate/resolve", "kg", "llm"},
-	"bench/linkq":    {"bundle", "consolidate/resolve", "kg", "llm", "pipelines", "stages"},
+	"bench/linkq":    {"bundle", "consolidate", "consolidate/resolve", "kg", "llm", "pipelines", "stages"},
 	"bench/synth":    {"kg"},
 	"llm":            {},
 	"internal/duck":  {},

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"kgforge/consolidate"
 	"kgforge/kg"
 )
 
@@ -218,12 +219,7 @@ func goldRowOfName(g *Gold) map[string]string {
 func scoreSameAs(g *Gold, ix *index) Score {
 	s := Score{Kind: KindSameAs}
 	goldRow := goldRowOfName(g)
-	extracted := map[string]string{} // name key → a surface
-	for _, t := range ix.d.Triplets {
-		for _, m := range []kg.Mention{t.Subject, t.Object} {
-			extracted[Key(m.Surface)] = m.Surface
-		}
-	}
+	extracted := ix.extractedNames()
 	keys := make([]string, 0, len(extracted))
 	for k := range extracted {
 		keys = append(keys, k)
@@ -252,6 +248,24 @@ func scoreSameAs(g *Gold, ix *index) Score {
 	}
 	s.finish()
 	return s
+}
+
+// extractedNames returns the names extraction brought into the graph (the
+// subjects and objects of triplets, and every member of the merge log that
+// is not a row entity's own anchor), by name key.
+func (ix *index) extractedNames() map[string]string {
+	out := map[string]string{}
+	for _, t := range ix.d.Triplets {
+		for _, m := range []kg.Mention{t.Subject, t.Object} {
+			out[Key(m.Surface)] = m.Surface
+		}
+	}
+	for _, m := range ix.d.Merges {
+		if m.Rule != consolidate.RuleRowAnchor {
+			out[Key(m.Member)] = m.Member
+		}
+	}
+	return out
 }
 
 // resolvedRows returns the rows the nodes carrying a name key are (their

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"kgforge/consolidate"
 	"kgforge/kg"
 )
 
@@ -92,6 +93,7 @@ func (g *graph) entity(id, name, typ string, props ...string) {
 
 func (g *graph) row(id, name, table, key string) {
 	g.entity(id, name, "Row", kg.PropTable, table, kg.PropKeyColumn, "id", kg.PropKey, key)
+	g.d.Merges[len(g.d.Merges)-1].Rule = consolidate.RuleRowAnchor
 	g.edge(id, kg.LinkRowOf, kg.TableNodeID(table))
 }
 
@@ -218,8 +220,11 @@ func TestScoreRowEntityWithoutROW_OFEdgeIsNoted(t *testing.T) {
 }
 
 func TestScoreWithoutExtractionSaysSo(t *testing.T) {
-	g := exampleGraph()
-	g.d.Triplets = nil
+	// The name-only path: row entities and their anchors in the merge
+	// log, no triplet, no other member.
+	g := newGraph()
+	g.table("suppliers", "id", "name")
+	g.row("s1", "Kestrel Alloys", "suppliers", "S1")
 	s := scoreOf(t, ScoreBundle(loadTestGold(t), g.d, 10), KindSameAs)
 	if s.Gold != 0 || s.TP+s.FP != 0 || !strings.Contains(s.Note, "no extracted entities") {
 		t.Errorf("%+v; want nothing judged and a note", s)
