@@ -170,8 +170,7 @@ func TestBuildWarnsOfLinkOverridesItCannotApply(t *testing.T) {
 	)
 	in.Overrides = &Overrides{Links: &LinkOverrides{
 		MustLink: []TargetLink{
-			{Entity: "supplier", Target: "suppliers"},      // applied
-			{Entity: "Velora Cycles", Target: "suppliers"}, // applied: an extracted company may be linked too
+			{Entity: "supplier", Target: "suppliers"}, // applied
 			{Entity: "suplier", Target: "suppliers"},
 			{Entity: "supplier", Target: "vendors"},
 			{Entity: "supplier", Target: "suppliers.rating"},
