@@ -203,3 +203,39 @@ func TestBuild_ExampleDuplicateResolvesOntoItsRowIntegration(t *testing.T) {
 	}
 	t.Logf("Kestrel Alloys Ltd. → %s by %s (cosine %.3f)", m.Canonical, m.Rule, m.Score)
 }
+
+func TestBuild_RowEdgesEndAtNodesOfTheGraph(t *testing.T) {
+	db, tables := loadCSVs(t, map[string]string{
+		"suppliers.csv": suppliersCSV,
+		"parts.csv":     "part_id,name,supplier_id\nP001,Aluminium frame TR5,S001\nP002,Disc brake set,S003\n",
+	})
+	in := Input{
+		Sources:  []kg.Source{{ID: "s1", URI: "a.md", Kind: kg.KindMarkdown}},
+		Chunks:   []kg.Chunk{{ID: "c1", SourceID: "s1"}},
+		Entities: []kg.Mention{{ChunkID: "c1", Surface: "Kestrel Alloys", Type: "Supplier"}},
+		Tables:   tables, Data: db,
+	}
+	g := build(t, in)
+	ids := map[string]bool{}
+	for _, n := range g.Nodes {
+		if ids[n.ID] {
+			t.Errorf("node id %s twice", n.ID)
+		}
+		ids[n.ID] = true
+	}
+	types := map[string]int{}
+	for _, e := range g.Edges {
+		if !ids[e.Src] || !ids[e.Dst] {
+			t.Errorf("%s edge %s → %s ends outside the graph", e.Type, e.Src, e.Dst)
+		}
+		types[e.Type]++
+	}
+	if types[kg.LinkRowOf] != 5 || types["SUPPLIED_BY"] != 2 {
+		t.Errorf("edge types %v, want 5 ROW_OF and 2 SUPPLIED_BY", types)
+	}
+	if !slices.ContainsFunc(g.Edges, func(e kg.Edge) bool {
+		return e.Type == "SUPPLIED_BY" && e.Src == link.RowID("parts", "P001") && e.Dst == link.RowID("suppliers", "S001")
+	}) {
+		t.Error("no SUPPLIED_BY from parts[P001] to suppliers[S001], the row the extracted Kestrel Alloys resolved onto")
+	}
+}
