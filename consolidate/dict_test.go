@@ -23,7 +23,7 @@ func TestBuild_ChunkNamingARowEntityMentionsItWithoutTheModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	defer func() { _ = db.Close() }()
 	path, err := filepath.Abs("../examples/bikeco/data/suppliers.csv")
 	if err != nil {
 		t.Fatal(err)

@@ -13,9 +13,6 @@ import (
 // linkTypes are the link types in the order the link report shows them.
 var linkTypes = []string{kg.LinkRepresentedBy, kg.LinkMeasuredBy, kg.LinkSameAs, kg.LinkRowOf}
 
-// linkBands are the bands in the order the link report shows them.
-var linkBands = []string{kg.LinkBandLinked, kg.LinkBandUncertain, kg.LinkBandNone}
-
 // LinkReport renders the link log as Markdown for a person to read: the
 // counts per link type and band; the uncertain links, the closest to being
 // linked first, with their signals; the links in the graph, the weakest

@@ -29,7 +29,7 @@ func loadCSVs(t testing.TB, files map[string]string) (*sql.DB, []kg.Table) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { db.Close() })
+	t.Cleanup(func() { _ = db.Close() })
 	var tables []kg.Table
 	for _, name := range slices.Sorted(maps.Keys(files)) {
 		path := filepath.Join(dir, name)

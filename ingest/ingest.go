@@ -358,9 +358,9 @@ func newExcluder(rootDir string, dirs []string) (excluder, error) {
 // excluded directory, as named or once its symlinks are resolved.
 func (e excluder) excludes(rel string) bool {
 	named := filepath.Join(e.rootDir, filepath.FromSlash(rel))
-	real, err := filepath.EvalSymlinks(named)
+	resolved, err := filepath.EvalSymlinks(named)
 	for _, d := range e.dirs {
-		if within(named, d) || err == nil && within(real, d) {
+		if within(named, d) || err == nil && within(resolved, d) {
 			return true
 		}
 	}
@@ -377,8 +377,8 @@ func resolvePath(p string) string {
 	}
 	rest := ""
 	for dir := abs; ; dir = filepath.Dir(dir) {
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(real, rest)
+		if resolved, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(resolved, rest)
 		}
 		if filepath.Dir(dir) == dir {
 			return abs

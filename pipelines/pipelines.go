@@ -369,9 +369,14 @@ func checkLimits(bad func(string, any, string), l Limits) {
 		name string
 		v    int64
 	}{
-		{"max_text_bytes", l.MaxTextBytes}, {"max_table_bytes", l.MaxTableBytes}, {"max_unzipped_bytes", l.MaxUnzipped},
-		{"max_zip_ratio", l.MaxRatio}, {"max_records", int64(l.MaxRecords)},
-		{"max_chunks", int64(l.MaxChunks)}, {"max_tokens", int64(l.MaxTokens)}, {"max_word_bytes", int64(l.MaxWordBytes)},
+		{"max_text_bytes", l.MaxTextBytes},
+		{"max_table_bytes", l.MaxTableBytes},
+		{"max_unzipped_bytes", l.MaxUnzipped},
+		{"max_zip_ratio", l.MaxRatio},
+		{"max_records", int64(l.MaxRecords)},
+		{"max_chunks", int64(l.MaxChunks)},
+		{"max_tokens", int64(l.MaxTokens)},
+		{"max_word_bytes", int64(l.MaxWordBytes)},
 	} {
 		if f.v < 0 {
 			bad("limits."+f.name, f.v, "must not be negative (0 means the default)")

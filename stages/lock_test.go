@@ -107,7 +107,7 @@ const lockHolderEnv = "KGFORGE_TEST_LOCK_HOLDER_OUT"
 // TestLockHolderProcess is not a test: run as a child process of
 // TestRunner_LockOfAKilledBuildIsTakenOver, it takes an output's lock,
 // says so on stdout and waits to be killed.
-func TestLockHolderProcess(t *testing.T) {
+func TestLockHolderProcess(_ *testing.T) {
 	out := os.Getenv(lockHolderEnv)
 	if out == "" {
 		return
@@ -191,7 +191,7 @@ func TestLockOutput_BusyWaitsForTheHolderToWriteItsName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"slices"
@@ -69,7 +68,7 @@ func buildCmd(g *globals) *cobra.Command {
 					return err
 				}
 			} else {
-				printSummary(os.Stdout, rep)
+				fmt.Print(summary(rep))
 			}
 			if rep.Status == stages.StatusPartial {
 				return &exitError{code: exitPartial, err: fmt.Errorf("build %s is partial: %d items rejected (see the run report)", rep.BuildID, len(rep.Rejected))}
@@ -83,27 +82,29 @@ func buildCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
-// printSummary writes the build's summary for a person.
-func printSummary(w io.Writer, r *stages.Report) {
-	fmt.Fprintf(w, "build %s: %s\n", r.BuildID, r.Status)
-	fmt.Fprintf(w, "  bundle:    %s\n", r.Bundle)
-	fmt.Fprintf(w, "  stages:    %s\n", stageSummary(r.Stages))
-	fmt.Fprintf(w, "  sources:   %d (%d tables), %d chunks\n", r.Sources, r.Tables, r.Chunks)
-	fmt.Fprintf(w, "  llm:       %d calls, %d prompt + %d completion tokens, %.1f tokens/s, %d cache hits\n",
+// summary renders the build's summary for a person.
+func summary(r *stages.Report) string {
+	var w strings.Builder
+	fmt.Fprintf(&w, "build %s: %s\n", r.BuildID, r.Status)
+	fmt.Fprintf(&w, "  bundle:    %s\n", r.Bundle)
+	fmt.Fprintf(&w, "  stages:    %s\n", stageSummary(r.Stages))
+	fmt.Fprintf(&w, "  sources:   %d (%d tables), %d chunks\n", r.Sources, r.Tables, r.Chunks)
+	fmt.Fprintf(&w, "  llm:       %d calls, %d prompt + %d completion tokens, %.1f tokens/s, %d cache hits\n",
 		r.LLM.Calls, r.LLM.PromptTokens, r.LLM.CompletionTokens, r.TokensPS, r.Extract.CacheHits)
 	if r.Extract.Skipped > 0 {
-		fmt.Fprintf(w, "             %d chunks had no sentence to ask about (headings only)\n", r.Extract.Skipped)
+		fmt.Fprintf(&w, "             %d chunks had no sentence to ask about (headings only)\n", r.Extract.Skipped)
 	}
-	fmt.Fprintf(w, "  triplets:  %d kept, dropped %s\n", r.Triplets, countSummary(r.Extract.Dropped))
-	fmt.Fprintf(w, "  graph:     %d nodes, %d edges, %d merges\n", r.Nodes, r.Edges, r.Merges)
+	fmt.Fprintf(&w, "  triplets:  %d kept, dropped %s\n", r.Triplets, countSummary(r.Extract.Dropped))
+	fmt.Fprintf(&w, "  graph:     %d nodes, %d edges, %d merges\n", r.Nodes, r.Edges, r.Merges)
 	if r.Neo4j != nil {
-		fmt.Fprintf(w, "  neo4j:     %d nodes, %d relationships loaded, %d stale removed\n", r.Neo4j.Nodes, r.Neo4j.Relationships, r.Neo4j.StaleRemoved)
+		fmt.Fprintf(&w, "  neo4j:     %d nodes, %d relationships loaded, %d stale removed\n", r.Neo4j.Nodes, r.Neo4j.Relationships, r.Neo4j.StaleRemoved)
 	} else {
-		fmt.Fprintf(w, "  neo4j:     not loaded (set NEO4J_URI)\n")
+		fmt.Fprintf(&w, "  neo4j:     not loaded (set NEO4J_URI)\n")
 	}
 	for _, rj := range r.Rejected {
-		fmt.Fprintf(w, "  rejected:  %s %s: %s\n", rj.Stage, rj.Item, rj.Reason)
+		fmt.Fprintf(&w, "  rejected:  %s %s: %s\n", rj.Stage, rj.Item, rj.Reason)
 	}
+	return w.String()
 }
 
 // stageOrder is the order the stages run in, and what each one counts (one,

@@ -98,7 +98,7 @@ func TestPrintSummary_ReadableStagesAndDrops(t *testing.T) {
 		}},
 	}
 	var buf bytes.Buffer
-	printSummary(&buf, r)
+	buf.WriteString(summary(r))
 	want := `build 20260101T000000Z-abcdef: ok
   bundle:    out/20260101T000000Z-abcdef
   stages:    ingest 1.2s (1 source), extract 4m3s (40 chunks), consolidate 840ms (300 nodes), bundle 310ms (700 nodes and edges), shard 2s (3 items)
@@ -112,7 +112,7 @@ func TestPrintSummary_ReadableStagesAndDrops(t *testing.T) {
 		t.Errorf("summary:\n%s\nwant:\n%s", got, want)
 	}
 	buf.Reset()
-	printSummary(&buf, &stages.Report{Stages: map[string]stages.StageReport{}})
+	buf.WriteString(summary(&stages.Report{Stages: map[string]stages.StageReport{}}))
 	if got := buf.String(); strings.Contains(got, "map[") || !strings.Contains(got, "dropped none") || !strings.Contains(got, "stages:    none ran") {
 		t.Errorf("summary of an empty report:\n%s", got)
 	}

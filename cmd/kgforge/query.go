@@ -66,15 +66,16 @@ func runQuery(cmd *cobra.Command, dir, q string, maxRows int, lim duck.SandboxLi
 	if err != nil {
 		return fmt.Errorf("query bundle %s: %w", b.Dir, sandboxError(err))
 	}
-	out := cmd.OutOrStdout()
-	fmt.Fprintln(out, strings.Join(cols, "\t"))
+	var out strings.Builder
+	fmt.Fprintln(&out, strings.Join(cols, "\t"))
 	for _, r := range rows {
-		fmt.Fprintln(out, strings.Join(r, "\t"))
+		fmt.Fprintln(&out, strings.Join(r, "\t"))
 	}
 	if truncated {
-		fmt.Fprintf(out, "(first %d rows; raise --max-rows for more)\n", maxRows)
+		fmt.Fprintf(&out, "(first %d rows; raise --max-rows for more)\n", maxRows)
 	}
-	return nil
+	_, err = io.WriteString(cmd.OutOrStdout(), out.String())
+	return err
 }
 
 // sandboxFlags binds the flags of the SQL sandbox's limits (query and ask).

@@ -169,7 +169,8 @@ func ruleTable(sentence string, ws []string, table conceptTarget, cols []concept
 	var byWords, byValue []int
 	used := map[string]bool{} // words that named a column: not also a value
 	for k, c := range cols {
-		if len(c.words) > 0 && !(len(c.words) == 1 && ruleGenericColumns[c.words[0]]) && ruleNamesColumn(ws, c.words, table.head) {
+		generic := len(c.words) == 1 && ruleGenericColumns[c.words[0]]
+		if len(c.words) > 0 && !generic && ruleNamesColumn(ws, c.words, table.head) {
 			byWords = append(byWords, k)
 			for _, w := range c.words {
 				used[w] = true

@@ -223,8 +223,8 @@ func TestConcepts_EmbeddingAloneNeverLinks(t *testing.T) {
 		}
 	}
 	// Neighbours are bounded: ConceptNeighbours tables and as many columns.
-	if max := 2 * ConceptNeighbours; len(links) > max {
-		t.Errorf("%d candidates for one concept without a name match, want at most %d", len(links), max)
+	if most := 2 * ConceptNeighbours; len(links) > most {
+		t.Errorf("%d candidates for one concept without a name match, want at most %d", len(links), most)
 	}
 }
 

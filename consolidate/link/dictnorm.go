@@ -155,7 +155,7 @@ func possessive(rest string) bool {
 		return false
 	}
 	r, _ := utf8.DecodeRuneInString(rest[1:])
-	return len(rest) == 1 || !(unicode.IsLetter(r) || unicode.IsDigit(r))
+	return len(rest) == 1 || !unicode.IsLetter(r) && !unicode.IsDigit(r)
 }
 
 // Key returns the dictionary key of a name: its words, normalised as the

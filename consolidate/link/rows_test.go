@@ -28,7 +28,7 @@ func loadExample(t *testing.T) (*sql.DB, []kg.Table) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { db.Close() })
+	t.Cleanup(func() { _ = db.Close() })
 	var tables []kg.Table
 	taken := map[string]bool{}
 	for _, f := range exampleFiles {
@@ -266,7 +266,7 @@ func loadCSV(t testing.TB, name, body string) (*sql.DB, []kg.Table) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { db.Close() })
+	t.Cleanup(func() { _ = db.Close() })
 	path := filepath.Join(dir, name)
 	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
 		t.Fatal(err)

@@ -21,7 +21,7 @@ func benchValueTable(b *testing.B, names int) *sql.DB {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { db.Close() })
+	b.Cleanup(func() { _ = db.Close() })
 	_, err = db.ExecContext(ctx, fmt.Sprintf(`CREATE TABLE things AS SELECT i AS id,
 		CASE i %% 4 WHEN 0 THEN 'Thing ' || (i // 4 %% %[1]d) || ' Ltd.' WHEN 1 THEN 'THING  ' || (i // 4 %% %[1]d) || ' LTD'
 			WHEN 2 THEN 'thing-' || (i // 4 %% %[1]d) || ' ltd' ELSE 'Thíng ' || (i // 4 %% %[1]d) || ' Ltd' END AS name,

@@ -15,7 +15,7 @@ func TestDistinctValues_OneValuePerKeyAcrossSpellings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	defer func() { _ = db.Close() }()
 	for _, q := range []string{
 		`CREATE TABLE "sup pliers" (id INTEGER, name VARCHAR, "alias" VARCHAR)`,
 		`INSERT INTO "sup pliers" VALUES

@@ -201,7 +201,7 @@ func (s *Sandbox) explain(ctx context.Context, err error) error {
 	case de.Type == duckdb.ErrorTypePermission:
 		// DuckDB refuses every file (COPY, EXPORT, read_csv, ...) when it
 		// binds the statement, before it can be classified.
-		return fmt.Errorf("%w (%v)", ErrNoFiles, err)
+		return fmt.Errorf("%w (%w)", ErrNoFiles, err)
 	}
 	return err
 }
