@@ -88,7 +88,7 @@ func scoreDuplicates(g *Gold, ix *index, top int) []GroupResult {
 		case len(all) == 1:
 			r.State, r.OK = StateOneNode, true
 		default:
-			r.State = StateSplit
+			r.State, r.Detail = StateSplit, "nodes: "+ix.describe(all)
 			if rank, n := uncertainRank(order, grp); rank > 0 {
 				r.State, r.OK = StateUncertain, rank <= top
 				r.Detail = fmt.Sprintf("rank %d of the %d uncertain items of the review order", rank, n)
@@ -314,4 +314,19 @@ func valueColumns(g *Gold) map[string][]string {
 		}
 	}
 	return cols
+}
+
+// describe names nodes with their types or rows, for a report.
+func (ix *index) describe(ids []string) string {
+	var parts []string
+	for _, id := range ids {
+		n := ix.node[id]
+		what := n.Properties["type"]
+		if row := ix.rowOf[id]; row != "" {
+			what = row
+		}
+		parts = append(parts, fmt.Sprintf("%q (%s)", n.Name, what))
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, ", ")
 }

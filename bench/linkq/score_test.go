@@ -268,6 +268,13 @@ func TestScoreDuplicatesOneNodeUncertainOrSplit(t *testing.T) {
 			t.Errorf("%s: %s ok %v (%s); want %s ok %v", w.first, got.State, got.OK, got.Detail, w.state, w.ok)
 		}
 	}
+	// Without the uncertain pairs the Brno names are split, and the
+	// detail says which nodes they are.
+	g.d.MergeLinks = nil
+	got := group(t, ScoreBundle(loadTestGold(t), g.d, 2).Duplicates, "Brno plant")
+	if got.State != StateSplit || got.Detail != `nodes: "Brno Assembly Plant" (Plant), "Brno plant" (Plant)` {
+		t.Errorf("Brno without pairs: %s (%s); want split naming both nodes", got.State, got.Detail)
+	}
 	// The name-only path: no node named "Kestrel Alloys Ltd.", but the
 	// chunk holding it MENTIONS the row.
 	g = exampleGraph()
