@@ -104,9 +104,12 @@ func (ex *example) row(t *testing.T, table, keyCol, key string) map[string]strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
+	defer func() { _ = rows.Close() }() // a read-only query: Err above is what counts
 	cols, _ := rows.Columns()
 	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
 		return nil
 	}
 	vals := make([]sql.NullString, len(cols))
@@ -132,7 +135,7 @@ func (ex *example) keys(t *testing.T, table, keyCol string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
+	defer func() { _ = rows.Close() }() // a read-only query: Err above is what counts
 	var out []string
 	for rows.Next() {
 		var k string
@@ -140,6 +143,9 @@ func (ex *example) keys(t *testing.T, table, keyCol string) []string {
 			t.Fatal(err)
 		}
 		out = append(out, k)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

@@ -92,7 +92,9 @@ func run(ctx context.Context, o options, w io.Writer) error {
 		r.Label = label
 		reports = append(reports, r)
 	}
-	Print(w, reports)
+	if err := Print(w, reports); err != nil {
+		return err
+	}
 	if o.json != "" {
 		b, err := json.MarshalIndent(reports, "", "  ")
 		if err != nil {
@@ -129,8 +131,10 @@ func build(ctx context.Context, o options, noModel bool) (string, string, error)
 		return "", "", err
 	}
 	defer client.Close()
-	rn := &stages.Runner{LLM: client, CacheDir: cacheDir(o.cache), OutDir: out,
-		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))}
+	rn := &stages.Runner{
+		LLM: client, CacheDir: cacheDir(o.cache), OutDir: out,
+		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
+	}
 	rep, err := rn.Run(ctx, p)
 	if err != nil {
 		return "", "", fmt.Errorf("build %s: %w", o.pipeline, err)

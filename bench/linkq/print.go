@@ -8,8 +8,18 @@ import (
 )
 
 // Print writes the reports side by side as Markdown tables, then each
-// one's wrong and missed examples.
-func Print(w io.Writer, reports []*Report) {
+// one's right, wrong and missed examples.
+func Print(w io.Writer, reports []*Report) error {
+	var b strings.Builder
+	summary(&b, reports)
+	for _, r := range reports {
+		printDetails(&b, r)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func summary(w *strings.Builder, reports []*Report) {
 	head := "| link kind |"
 	rule := "|---|"
 	for _, r := range reports {
@@ -57,9 +67,6 @@ func Print(w io.Writer, reports []*Report) {
 			line += " " + row.f(r) + " | |"
 		}
 		fmt.Fprintln(w, line)
-	}
-	for _, r := range reports {
-		printDetails(w, r)
 	}
 }
 
@@ -115,7 +122,7 @@ func counts(m map[string]int) string {
 	return "(" + strings.Join(parts, ", ") + ")"
 }
 
-func printDetails(w io.Writer, r *Report) {
+func printDetails(w *strings.Builder, r *Report) {
 	fmt.Fprintf(w, "\n## %s\n\n", r.Label)
 	fmt.Fprintf(w, "entity tables: %s; edge types between row entities: %s\n", counts(r.EntityTables), counts(r.EdgeTypes))
 	for _, s := range r.Scores {

@@ -368,7 +368,9 @@ func TestPrintPutsReportsSideBySide(t *testing.T) {
 	a, b := ScoreBundle(g, exampleGraph().d, 10), ScoreBundle(g, newGraph().d, 10)
 	a.Label, b.Label = "model m", "no model"
 	var out strings.Builder
-	Print(&out, []*Report{a, b})
+	if err := Print(&out, []*Report{a, b}); err != nil {
+		t.Fatal(err)
+	}
 	table, _, _ := strings.Cut(out.String(), "\n\n")
 	lines := strings.Split(table, "\n")
 	if len(lines) < 10 || !strings.Contains(lines[0], "model m: P") || !strings.Contains(lines[0], "no model: P") {
