@@ -24,7 +24,7 @@ func askCmd(*globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   `ask --bundle DIR "question"`,
 		Short: "Answer a question over a bundle with ls, cat and read-only SQL tools",
-		Args:  cobra.MinimumNArgs(1),
+		Args:  usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			b, err := openBundle(dir)
 			if err != nil {

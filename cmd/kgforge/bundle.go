@@ -22,7 +22,7 @@ func verifyCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "verify DIR",
 		Short: "Check a bundle's format version, files, checksums and the digests of its data tables",
-		Args:  cobra.ExactArgs(1),
+		Args:  usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			b, err := bundle.Open(args[0])
 			if err != nil {

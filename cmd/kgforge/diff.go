@@ -13,7 +13,7 @@ func diffCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "diff A B",
 		Short: "Compare two bundles by content: files by checksum, data tables by digest; exit 1 when they differ",
-		Args:  cobra.ExactArgs(2),
+		Args:  usageArgs(cobra.ExactArgs(2)),
 		RunE: func(_ *cobra.Command, args []string) (err error) {
 			var ms [2]bundle.Manifest
 			for i, path := range args {

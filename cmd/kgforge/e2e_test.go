@@ -26,12 +26,16 @@ import (
 
 func TestRun_UsageErrors(t *testing.T) {
 	cases := map[string][]string{
-		"no pipeline":      {"build"},
-		"missing pipeline": {"build", "--pipeline", "nope.yaml"},
-		"unknown flag":     {"build", "--nope"},
-		"bad log format":   {"--log-format", "xml", "build", "--pipeline", "x"},
-		"ask without dir":  {"ask", "question"},
-		"load without dir": {"load", "neo4j"},
+		"no pipeline":          {"build"},
+		"missing pipeline":     {"build", "--pipeline", "nope.yaml"},
+		"unknown flag":         {"build", "--nope"},
+		"bad log format":       {"--log-format", "xml", "build", "--pipeline", "x"},
+		"ask without dir":      {"ask", "question"},
+		"load without dir":     {"load", "neo4j"},
+		"ask without question": {"ask", "--bundle", "x"},
+		"verify without dir":   {"bundle", "verify"},
+		"diff of one bundle":   {"bundle", "diff", "a"},
+		"pack of two":          {"bundle", "pack", "a", "b"},
 	}
 	for name, args := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -36,6 +36,17 @@ func (e *exitError) Unwrap() error { return e.err }
 
 func usageError(err error) error { return &exitError{code: exitUsage, err: err} }
 
+// usageArgs makes a wrong number of arguments a usage error (exit 2), like
+// a wrong flag.
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return usageError(err)
+		}
+		return nil
+	}
+}
+
 type globals struct {
 	logFormat string
 	verbose   bool

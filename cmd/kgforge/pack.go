@@ -16,7 +16,7 @@ func packCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pack DIR [--out FILE.tar]",
 		Short: "Write a bundle as one uncompressed .tar archive that bundle verify, load and ask accept",
-		Args:  cobra.ExactArgs(1),
+		Args:  usageArgs(cobra.ExactArgs(1)),
 		RunE: func(_ *cobra.Command, args []string) (err error) {
 			if out != "" && !strings.HasSuffix(out, bundle.ArchiveExt) {
 				return usageError(fmt.Errorf("--out %s: the archive's name must end in %s", out, bundle.ArchiveExt))
