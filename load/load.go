@@ -449,21 +449,9 @@ func (l *Loader) countBuild(ctx context.Context, build string) (nodes, rels int6
 // have no build record (left by kgforge before staged loads), in batches
 // through the build_id index. Other graphs are left alone.
 func (l *Loader) removeStale(ctx context.Context, graph, build string) (int64, error) {
-	res, err := l.read(ctx, "MATCH (n:"+NodeLabel+") WHERE NOT EXISTS { MATCH (:"+BuildLabel+" {id: n.build_id}) } RETURN DISTINCT n.build_id AS b", nil)
+	total, err := l.removeListed(ctx, "MATCH (n:"+NodeLabel+") WHERE NOT EXISTS { MATCH (:"+BuildLabel+" {id: n.build_id}) } RETURN DISTINCT n.build_id AS b", nil)
 	if err != nil {
-		return 0, err
-	}
-	var total int64
-	for _, rec := range res.Records {
-		old, _, err := neo4j.GetRecordValue[string](rec, "b")
-		if err != nil {
-			return total, err
-		}
-		n, err := l.removeBuild(ctx, old)
-		total += n
-		if err != nil {
-			return total, err
-		}
+		return total, err
 	}
 	n, err := l.removeBuilds(ctx, graph, build)
 	return total + n, err
@@ -488,8 +476,14 @@ func (l *Loader) Drop(ctx context.Context, graph string) (int64, error) {
 // removeBuilds removes the builds of graph other than keep, and returns the
 // number of nodes removed.
 func (l *Loader) removeBuilds(ctx context.Context, graph string, keep ...string) (int64, error) {
-	res, err := l.read(ctx, "MATCH (b:"+BuildLabel+" {graph: $graph}) WHERE NOT b.id IN $keep RETURN b.id AS b",
+	return l.removeListed(ctx, "MATCH (b:"+BuildLabel+" {graph: $graph}) WHERE NOT b.id IN $keep RETURN b.id AS b",
 		map[string]any{"graph": graph, "keep": keep})
+}
+
+// removeListed removes every build whose id the read query returns as b,
+// and returns the number of nodes removed.
+func (l *Loader) removeListed(ctx context.Context, query string, params map[string]any) (int64, error) {
+	res, err := l.read(ctx, query, params)
 	if err != nil {
 		return 0, err
 	}
