@@ -71,7 +71,7 @@ func conceptTokens(s string) []string {
 		if conceptStopwords[w] {
 			continue
 		}
-		out = append(out, conceptSingular(w))
+		out = append(out, Singular(w))
 	}
 	return out
 }
@@ -85,7 +85,7 @@ func columnTokens(column string, table []string) []string {
 		if x, ok := conceptAbbrev[w]; ok {
 			w = x
 		}
-		ws = append(ws, conceptSingular(w))
+		ws = append(ws, Singular(w))
 	}
 	if len(ws) > 1 && conceptUnitSuffixes[ws[len(ws)-1]] {
 		ws = ws[:len(ws)-1]
@@ -98,27 +98,11 @@ func columnTokens(column string, table []string) []string {
 	return ws
 }
 
-// conceptSingular returns the singular of an English plural noun; other
-// words come back as they are.
-func conceptSingular(w string) string {
-	switch {
-	case len(w) <= 3 || !strings.HasSuffix(w, "s"):
-		return w
-	case strings.HasSuffix(w, "ies"):
-		return w[:len(w)-3] + "y"
-	case strings.HasSuffix(w, "sses"), strings.HasSuffix(w, "xes"), strings.HasSuffix(w, "ches"), strings.HasSuffix(w, "shes"):
-		return w[:len(w)-2]
-	case strings.HasSuffix(w, "ss"), strings.HasSuffix(w, "us"), strings.HasSuffix(w, "is"):
-		return w
-	}
-	return w[:len(w)-1]
-}
-
 // conceptStem cuts a verb ending so that "delayed", "delay" and "delays"
 // compare equal, and "delivery" meets "delivered"; it is used only to
 // compare a concept's words with a column's values.
 func conceptStem(w string) string {
-	w = conceptSingular(w)
+	w = Singular(w)
 	switch {
 	case strings.HasSuffix(w, "ied") && len(w) > 4:
 		return w[:len(w)-3] + "y"

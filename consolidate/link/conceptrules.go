@@ -260,7 +260,7 @@ func ruleAmountColumns(sentence string, ws []string, cols []conceptTarget, skip 
 		}
 		unit := ws[j]
 		for k, c := range cols {
-			if raw := conceptWords(c.col.Name); conceptUnitSuffixes[unit] && !ruleTimeWords[unit] && len(raw) > 1 && conceptSingular(raw[len(raw)-1]) == unit {
+			if raw := conceptWords(c.col.Name); conceptUnitSuffixes[unit] && !ruleTimeWords[unit] && len(raw) > 1 && Singular(raw[len(raw)-1]) == unit {
 				add(k)
 			}
 		}

@@ -65,7 +65,7 @@ func conceptMeasureOf(t conceptTarget) bool { return t.measure && t.quantity }
 // column, which measures it.
 func conceptQuantityTable(t kg.Table, thing bool) bool {
 	own := conceptWords(cmp.Or(t.Origin, t.Name))
-	if thing || len(own) == 0 || conceptSingular(own[len(own)-1]) != own[len(own)-1] {
+	if thing || len(own) == 0 || Singular(own[len(own)-1]) != own[len(own)-1] {
 		return false
 	}
 	n := 0
