@@ -67,11 +67,6 @@ const (
 	EdgeJoins     = "JOINS"
 )
 
-// reservedLabels are the labels of the structural nodes; an entity type that
-// spells one of them stays a property, so an entity never passes for a
-// document, chunk, table or column.
-var reservedLabels = map[string]bool{"Entity": true, "Document": true, "Chunk": true, "Table": true, "Column": true}
-
 // Build returns the consolidated graph. The result is deterministic: the
 // same input in any order gives the same nodes, edges and merge log, sorted
 // by id.

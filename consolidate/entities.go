@@ -270,7 +270,7 @@ func entityNodes(surfaces map[string]*surface, r resolved, high, low float64, ju
 	for _, c := range r.result.Clusters {
 		typ := c.Type
 		labels := []string{"Entity"}
-		if typ != "" && !reservedLabels[typ] {
+		if typ != "" && !kg.IsStructuralLabel(typ) {
 			labels = append(labels, typ)
 		}
 		n := kg.Node{ID: c.ID, Name: c.Canonical, Kind: kg.NodeConcept, Labels: labels, Properties: map[string]string{"type": typ}}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 )
@@ -146,6 +147,14 @@ const (
 	NodeTable    NodeKind = "table"
 	NodeColumn   NodeKind = "column"
 )
+
+// StructuralLabels are the labels of the graph's own nodes, one per node
+// kind; no entity type may take one, so an entity never passes for a
+// document, chunk, table or column.
+var StructuralLabels = []string{"Entity", "Document", "Chunk", "Table", "Column"}
+
+// IsStructuralLabel reports whether label is one of StructuralLabels.
+func IsStructuralLabel(label string) bool { return slices.Contains(StructuralLabels, label) }
 
 // Node is a vertex of the graph after resolution.
 type Node struct {

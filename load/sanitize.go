@@ -72,7 +72,7 @@ var kindLabels = map[kg.NodeKind]string{
 // reservedLabels are the labels kgforge gives itself: NodeLabel and
 // BuildLabel, on which the loader's constraints and queries rest, and the
 // label of each node kind. An extracted type never becomes one of them.
-var reservedLabels = []string{NodeLabel, BuildLabel, "Entity", "Document", "Chunk", "Table", "Column"}
+var reservedLabels = append([]string{NodeLabel, BuildLabel}, kg.StructuralLabels...)
 
 // reservedRelTypes are the types of the structural relationships that
 // consolidate writes (document to chunk, chunk to entity, table to column,

@@ -413,10 +413,6 @@ func checkResolve(bad func(string, any, string), r Resolution) {
 	}
 }
 
-// reservedTypes are the labels of the graph's own nodes, which no entity
-// type may take.
-var reservedTypes = []string{"Entity", "Document", "Chunk", "Table", "Column"}
-
 var typeName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
 
 func checkLink(bad func(string, any, string), l Link) {
@@ -442,8 +438,8 @@ func checkLink(bad func(string, any, string), l Link) {
 		if t.Entity != nil && !*t.Entity && (t.Type != "" || t.Name != "" || t.Key != "") {
 			bad(f, "entity: false", "says the table stays a table; remove type, name and key, or entity: false")
 		}
-		if t.Type != "" && (!typeName.MatchString(t.Type) || slices.Contains(reservedTypes, t.Type)) {
-			bad(f+".type", t.Type, "must be a letter then letters, digits or _, and none of "+strings.Join(reservedTypes, ", "))
+		if t.Type != "" && (!typeName.MatchString(t.Type) || kg.IsStructuralLabel(t.Type)) {
+			bad(f+".type", t.Type, "must be a letter then letters, digits or _, and none of "+strings.Join(kg.StructuralLabels, ", "))
 		}
 	}
 }

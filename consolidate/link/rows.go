@@ -388,9 +388,6 @@ func readRows(ctx context.Context, db *sql.DB, t kg.Table, d Decision) (_ *table
 	return tr, nil
 }
 
-// reservedLabels are the structural labels an entity type never takes.
-var reservedLabels = map[string]bool{"Entity": true, "Document": true, "Chunk": true, "Table": true, "Column": true}
-
 // reservedProps are the property names of a row entity that a column of
 // the same name does not overwrite; such a column is stored as column_NAME.
 var reservedProps = map[string]bool{kg.PropTable: true, kg.PropKeyColumn: true, kg.PropKey: true, "type": true, "name": true}
@@ -400,7 +397,7 @@ var reservedProps = map[string]bool{kg.PropTable: true, kg.PropKeyColumn: true, 
 func (tr *tableRows) entities() ([]kg.Node, []kg.Edge, []kg.Link) {
 	table, tid := tr.t.Name, kg.TableNodeID(tr.t.Name)
 	labels := []string{"Entity"}
-	if !reservedLabels[tr.d.Type] {
+	if !kg.IsStructuralLabel(tr.d.Type) {
 		labels = append(labels, tr.d.Type)
 	}
 	rule, by := RuleRowProfile, "auto"
