@@ -178,8 +178,10 @@ func (c *Client) ModelDigests(ctx context.Context, names ...string) (map[string]
 
 // Message is one turn of a conversation.
 type Message struct {
-	Role    string `json:"role"` // system, user or assistant
-	Content string `json:"content"`
+	Role      string     `json:"role"` // system, user, assistant or tool
+	Content   string     `json:"content"`
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"` // an assistant turn's native tool calls
+	ToolName  string     `json:"tool_name,omitempty"`  // a tool turn: which tool's result this is
 }
 
 // ChatRequest is one structured-output chat call.
@@ -192,6 +194,13 @@ type ChatRequest struct {
 	Temperature float64
 	Seed        int
 	KeepAlive   time.Duration // how long the server keeps the model loaded after this call; 0 means the client's Options.KeepAlive
+	// Think lets a thinking model think before it answers. Ollama turns
+	// thinking on when it is not sent, and applies the schema only after
+	// the thinking, so false is always sent as think: false.
+	Think bool
+	// Tools offers native tool calling (models with the "tools"
+	// capability); the reply's ToolCalls hold the calls.
+	Tools []ToolSpec
 }
 
 // DoneIncomplete is the DoneReason of a reply the server ended without its
@@ -204,13 +213,18 @@ type ChatResponse struct {
 	DoneReason       string // "stop", or "length" when NumPredict cut the reply
 	PromptTokens     int
 	CompletionTokens int
+	ToolCalls        []ToolCall // native tool calls, when the request offered Tools
 }
 
 // Chat sends one chat request and returns the whole reply.
 func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error) {
-	msgs := make([]api.Message, len(req.Messages))
-	for i, m := range req.Messages {
-		msgs[i] = api.Message{Role: m.Role, Content: m.Content}
+	msgs, err := apiMessages(req.Messages)
+	if err != nil {
+		return ChatResponse{}, err
+	}
+	tools, err := apiTools(req.Tools)
+	if err != nil {
+		return ChatResponse{}, err
 	}
 	if req.NumPredict == 0 {
 		req.NumPredict = 1024
@@ -220,22 +234,21 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 		opts["num_ctx"] = req.NumCtx
 	}
 	stream := false
-	keepAlive := c.keepAlive
-	if req.KeepAlive != 0 {
-		keepAlive = &api.Duration{Duration: req.KeepAlive}
-	}
 	areq := &api.ChatRequest{
-		Model: req.Model, Messages: msgs, Stream: &stream, Format: req.Schema,
-		KeepAlive: keepAlive, Options: opts,
+		Model: req.Model, Messages: msgs, Stream: &stream, Format: req.Schema, Tools: tools,
+		KeepAlive: c.keepAliveFor(req.KeepAlive), Options: opts, Think: &api.ThinkValue{Value: req.Think},
 	}
 	var out ChatResponse
-	err := c.retry(ctx, "chat "+req.Model, func() error {
+	err = c.retry(ctx, "chat "+req.Model, func() error {
 		var b strings.Builder
 		out = ChatResponse{}
 		done, parts := false, 0
 		err := c.api.Chat(ctx, areq, func(r api.ChatResponse) error {
 			parts++
 			b.WriteString(r.Message.Content)
+			for _, tc := range r.Message.ToolCalls {
+				out.ToolCalls = append(out.ToolCalls, toolCallOf(tc))
+			}
 			if r.Done {
 				done = true
 				out.DoneReason = r.DoneReason
@@ -247,26 +260,12 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 			return nil
 		})
 		out.Content = b.String()
-		switch {
-		case err != nil:
-		case parts == 0:
-			// The api package ends a cut stream without an error; a
-			// connection that delivered nothing is worth retrying.
-			err = fmt.Errorf("reply ended before any message: %w", io.ErrUnexpectedEOF)
-		case !done:
-			// The server answered but stopped short of its final message
-			// (seen with structured outputs when generation stalls); the
-			// same request would stall again, so the caller gets what came.
-			out.DoneReason = DoneIncomplete
-		}
-		return err
+		return replyEnd(err, parts, done, &out)
 	})
 	if err != nil {
 		return ChatResponse{}, fmt.Errorf("chat with %s on %s: %w", req.Model, c.host, err)
 	}
-	c.usage.calls.Add(1)
-	c.usage.prompt.Add(int64(out.PromptTokens))
-	c.usage.completion.Add(int64(out.CompletionTokens))
+	c.count(out)
 	return out, nil
 }
 

@@ -1,0 +1,172 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/ollama/ollama/api"
+)
+
+// GenerateRequest is one completion call: the prompt is continued as it is
+// (Raw) or through the model's template. Base models, which have no chat
+// template, are driven this way with a few-shot pattern.
+type GenerateRequest struct {
+	Model       string
+	Prompt      string
+	Raw         bool            // send the prompt without the model's template
+	Schema      json.RawMessage // JSON schema the continuation must follow; nil for free text
+	Stop        []string        // sequences that end the continuation
+	NumCtx      int             // context window; 0 lets the server choose
+	NumPredict  int             // bound on completion tokens; 0 means 1024
+	Temperature float64
+	Seed        int
+	Think       bool          // let a thinking model think first; false sends think: false
+	KeepAlive   time.Duration // 0 means the client's Options.KeepAlive
+}
+
+// Generate sends one completion request and returns the whole continuation,
+// with the same retries, DoneReason values and token accounting as Chat.
+func (c *Client) Generate(ctx context.Context, req GenerateRequest) (ChatResponse, error) {
+	if req.NumPredict == 0 {
+		req.NumPredict = 1024
+	}
+	opts := map[string]any{"temperature": req.Temperature, "seed": req.Seed, "num_predict": req.NumPredict}
+	if req.NumCtx > 0 {
+		opts["num_ctx"] = req.NumCtx
+	}
+	if len(req.Stop) > 0 {
+		opts["stop"] = req.Stop
+	}
+	stream := false
+	areq := &api.GenerateRequest{
+		Model: req.Model, Prompt: req.Prompt, Raw: req.Raw, Format: req.Schema, Stream: &stream,
+		KeepAlive: c.keepAliveFor(req.KeepAlive), Options: opts, Think: &api.ThinkValue{Value: req.Think},
+	}
+	var out ChatResponse
+	err := c.retry(ctx, "generate "+req.Model, func() error {
+		var b strings.Builder
+		out = ChatResponse{}
+		done, parts := false, 0
+		err := c.api.Generate(ctx, areq, func(r api.GenerateResponse) error {
+			parts++
+			b.WriteString(r.Response)
+			if r.Done {
+				done = true
+				out.DoneReason = r.DoneReason
+				out.PromptTokens = r.PromptEvalCount
+				out.CompletionTokens = r.EvalCount
+				c.usage.evalNS.Add(int64(r.EvalDuration))
+				c.usage.serverNS.Add(int64(r.TotalDuration))
+			}
+			return nil
+		})
+		out.Content = b.String()
+		return replyEnd(err, parts, done, &out)
+	})
+	if err != nil {
+		return ChatResponse{}, fmt.Errorf("generate with %s on %s: %w", req.Model, c.host, err)
+	}
+	c.count(out)
+	return out, nil
+}
+
+// replyEnd classifies how a streamed reply ended: a connection that
+// delivered nothing is worth retrying; a server that answered but stopped
+// short of its final message (seen with structured outputs when generation
+// stalls) would stall again, so the caller gets what came, marked
+// DoneIncomplete.
+func replyEnd(err error, parts int, done bool, out *ChatResponse) error {
+	switch {
+	case err != nil:
+	case parts == 0:
+		// The api package ends a cut stream without an error.
+		err = fmt.Errorf("reply ended before any message: %w", io.ErrUnexpectedEOF)
+	case !done:
+		out.DoneReason = DoneIncomplete
+	}
+	return err
+}
+
+func (c *Client) keepAliveFor(d time.Duration) *api.Duration {
+	if d != 0 {
+		return &api.Duration{Duration: d}
+	}
+	return c.keepAlive
+}
+
+func (c *Client) count(out ChatResponse) {
+	c.usage.calls.Add(1)
+	c.usage.prompt.Add(int64(out.PromptTokens))
+	c.usage.completion.Add(int64(out.CompletionTokens))
+}
+
+// ModelInfo is what the server says of a model: whether it has a prompt
+// template (a model without one is a base model, driven by completion) and
+// what it can do.
+type ModelInfo struct {
+	Name         string
+	HasTemplate  bool
+	Capabilities []string // "completion", "tools", "thinking", "embedding", ...
+	ContextLen   int      // the model's trained context length, 0 when unknown
+}
+
+// Can reports whether the model has the capability.
+func (m ModelInfo) Can(capability string) bool {
+	for _, c := range m.Capabilities {
+		if c == capability {
+			return true
+		}
+	}
+	return false
+}
+
+// Base reports whether the model is a base model: no template, or a
+// template that only passes the prompt through.
+func (m ModelInfo) Base() bool { return !m.HasTemplate }
+
+// Info asks the server about one model; ErrModelMissing when it has none
+// of that name.
+func (c *Client) Info(ctx context.Context, model string) (ModelInfo, error) {
+	var r *api.ShowResponse
+	err := c.retry(ctx, "show "+model, func() error {
+		var err error
+		r, err = c.api.Show(ctx, &api.ShowRequest{Model: model})
+		return err
+	})
+	if err != nil {
+		if isNotFound(err) {
+			return ModelInfo{}, fmt.Errorf("%s on %s: %w", model, c.host, ErrModelMissing)
+		}
+		return ModelInfo{}, fmt.Errorf("show %s on %s: %w", model, c.host, err)
+	}
+	info := ModelInfo{Name: model, HasTemplate: !passThrough(r.Template)}
+	for _, cp := range r.Capabilities {
+		info.Capabilities = append(info.Capabilities, string(cp))
+	}
+	for k, v := range r.ModelInfo {
+		if strings.HasSuffix(k, ".context_length") {
+			if f, ok := v.(float64); ok {
+				info.ContextLen = int(f)
+			}
+		}
+	}
+	return info, nil
+}
+
+// passThrough reports whether a template adds nothing to the prompt:
+// empty, or Ollama's default "{{ .Prompt }}".
+func passThrough(tmpl string) bool {
+	t := strings.Join(strings.Fields(tmpl), "")
+	return t == "" || t == "{{.Prompt}}"
+}
+
+func isNotFound(err error) bool {
+	var se api.StatusError
+	return errors.As(err, &se) && se.StatusCode == http.StatusNotFound
+}
