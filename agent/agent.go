@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	"kgforge/bundle"
@@ -17,14 +16,6 @@ import (
 type Chatter interface {
 	Chat(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error)
 }
-
-// Tools the model may call.
-const (
-	ToolLs     = "ls"
-	ToolCat    = "cat"
-	ToolQuery  = "query"
-	ToolAnswer = "answer"
-)
 
 // schemaFor returns the reply schema: one object per tool, so that cat can
 // only name a file that exists and a small model cannot invent one.
@@ -43,9 +34,6 @@ func schemaFor(files []string) json.RawMessage {
 	b, _ := json.Marshal(s) // maps of strings and slices always marshal
 	return b
 }
-
-// maxResult bounds what one tool call returns to the model.
-const maxResult = 2000
 
 // Step is one tool call and what it returned.
 type Step struct {
@@ -67,7 +55,7 @@ type Agent struct {
 	model    string
 	maxSteps int
 	b        *bundle.Bundle
-	sb       *duck.Sandbox
+	tools    *Toolbox
 	prompt   *prompts.Prompt
 }
 
@@ -82,15 +70,15 @@ func New(ctx context.Context, c Chatter, model string, b *bundle.Bundle, maxStep
 	if err != nil {
 		return nil, err
 	}
-	sb, err := b.SandboxWithLimits(ctx, lim)
+	tb, err := NewToolbox(ctx, b, lim)
 	if err != nil {
 		return nil, err
 	}
-	return &Agent{llm: c, model: model, maxSteps: maxSteps, b: b, sb: sb, prompt: p}, nil
+	return &Agent{llm: c, model: model, maxSteps: maxSteps, b: b, tools: tb, prompt: p}, nil
 }
 
 // Close releases the sandbox.
-func (a *Agent) Close() error { return a.sb.Close() }
+func (a *Agent) Close() error { return a.tools.Close() }
 
 // Ask runs the tool loop for one question.
 func (a *Agent) Ask(ctx context.Context, question string) (Answer, error) {
@@ -148,69 +136,21 @@ func (a *Agent) Ask(ctx context.Context, question string) (Answer, error) {
 
 // run executes one tool call; failures are returned as text for the model.
 func (a *Agent) run(ctx context.Context, tool, arg string) string {
-	var out string
+	var args any
 	switch tool {
 	case ToolLs:
-		out = a.ls(ctx)
+		args = struct{}{}
 	case ToolCat:
-		out = a.cat(ctx, strings.TrimSpace(arg))
+		args = map[string]string{"name": strings.TrimSpace(arg)}
 	case ToolQuery:
-		out = a.query(ctx, arg, 20)
+		args = map[string]string{"sql": arg}
 	default:
-		out = `error: reply with one JSON object {"tool": "ls"|"cat"|"query"|"answer", "arg": "..."}`
+		return `error: reply with one JSON object {"tool": "ls"|"cat"|"query"|"answer", "arg": "..."}`
 	}
-	if len(out) > maxResult {
-		out = out[:maxResult] + "\n… (cut)"
+	raw, _ := json.Marshal(args) // strings and empty structs always marshal
+	out, err := a.tools.Call(ctx, tool, raw)
+	if err != nil {
+		return "error: " + err.Error()
 	}
 	return out
-}
-
-func (a *Agent) ls(ctx context.Context) string {
-	var b strings.Builder
-	for _, f := range a.b.Files() {
-		if info, ok := a.b.Manifest.Files[f]; ok {
-			fmt.Fprintf(&b, "%s\t%d bytes\n", f, info.Bytes)
-		} else {
-			fmt.Fprintf(&b, "%s\n", f)
-		}
-	}
-	_, rows, _, err := a.sb.Query(ctx, "SELECT string_agg(table_name, ', ' ORDER BY table_name) FROM information_schema.tables", 1)
-	if err == nil && len(rows) == 1 {
-		b.WriteString("SQL tables and views: " + rows[0][0])
-	}
-	return b.String()
-}
-
-func (a *Agent) cat(ctx context.Context, name string) string {
-	if view, ok := strings.CutSuffix(name, ".parquet"); ok && slices.Contains(a.b.Files(), name) {
-		return a.query(ctx, "SELECT * FROM "+duck.QuoteIdent(view)+" LIMIT 10", 10)
-	}
-	if name == bundle.DataFile {
-		return a.query(ctx, "SELECT table_name, estimated_size AS rows FROM duckdb_tables() WHERE database_name = 'data'", 50)
-	}
-	raw, err := a.b.ReadFile(name, maxResult)
-	if err != nil {
-		return "error: " + err.Error()
-	}
-	return string(raw)
-}
-
-// query runs q in the sandbox. An error is the model's to act on, and the
-// loop goes on: a refused statement names its type, a query stopped at the
-// time or memory limit says so in one line and what to change
-// (duck.LimitError).
-func (a *Agent) query(ctx context.Context, q string, maxRows int) string {
-	cols, rows, truncated, err := a.sb.Query(ctx, q, maxRows)
-	if err != nil {
-		return "error: " + err.Error()
-	}
-	var b strings.Builder
-	b.WriteString(strings.Join(cols, "\t"))
-	for _, r := range rows {
-		b.WriteString("\n" + strings.Join(r, "\t"))
-	}
-	if truncated {
-		fmt.Fprintf(&b, "\n… (first %d rows)", maxRows)
-	}
-	return b.String()
 }
