@@ -78,12 +78,15 @@ type Extractor struct {
 	// the same for every chunk.
 	system  llm.Message
 	example []llm.Message
-	glean   llm.Message
-	types   vocabulary
-	preds   map[string]RelationType
-	opts    Options
-	mu      sync.Mutex // guards stats
-	stats   Stats
+	// exampleText is the text of the few-shot examples shown, for the rule
+	// FromExamples.
+	exampleText string
+	glean       llm.Message
+	types       vocabulary
+	preds       map[string]RelationType
+	opts        Options
+	mu          sync.Mutex // guards stats
+	stats       Stats
 }
 
 // Stats counts what extraction did, with drops by reason.
@@ -204,6 +207,9 @@ func New(c Chatter, cache Cache, opts Options) (*Extractor, error) {
 	e.glean = llm.Message{Role: "user", Content: glean}
 	if e.example, err = renderExample(p); err != nil {
 		return nil, err
+	}
+	for _, m := range e.example {
+		e.exampleText += m.Content + "\n"
 	}
 	return e, nil
 }

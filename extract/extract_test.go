@@ -176,7 +176,7 @@ func TestExtractor_GroundsAndDropsByReason(t *testing.T) {
 	 {"subject":"Velora Cycles","subject_type":"company","predicate":"Buys From","object":"Kestrel Alloys","object_type":"supplier","evidence":"velora cycles buys aluminium frames from kestrel alloys."},
 	 {"subject":"Velora Cycles","subject_type":"company","predicate":"buys_from","object":"Kestrel Alloys","object_type":"supplier","evidence":"Velora Cycles buys aluminium frames from Kestrel Alloys."},
 	 {"subject":"Velora","subject_type":"company","predicate":"located_in","object":"Lisbon","object_type":"city","evidence":"Velora is in Lisbon."},
-	 {"subject":"Acme","subject_type":"company","predicate":"likes","object":"Porto","object_type":"city","evidence":"Porto is sunny."},
+	 {"subject":"Mallory","subject_type":"company","predicate":"likes","object":"Porto","object_type":"city","evidence":"Porto is sunny."},
 	 {"subject":"Porto","subject_type":"city","predicate":"is","object":"rainy","object_type":"x","evidence":"Porto is sunny."},
 	 {"subject":"Porto","subject_type":"city","predicate":"is","object":"porto","object_type":"x","evidence":"Porto is sunny."},
 	 {"subject":"","subject_type":"","predicate":"","object":"","object_type":"","evidence":""}]}`

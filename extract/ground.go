@@ -347,7 +347,8 @@ func (e *Extractor) ground(c kg.Chunk, replies []Reply) (Result, drops) {
 }
 
 // groundTriplet returns the triplet with spans local to the chunk, or the
-// reason it is dropped.
+// reason it is dropped: its evidence, subject and object must be found in
+// the chunk, and then pass CheckTriplet.
 func (e *Extractor) groundTriplet(c kg.Chunk, r RawTriplet) (kg.Triplet, string) {
 	subj, obj := strings.TrimSpace(r.Subject), strings.TrimSpace(r.Object)
 	pred := NormalizePredicate(r.Predicate)
@@ -371,19 +372,25 @@ func (e *Extractor) groundTriplet(c kg.Chunk, r RawTriplet) (kg.Triplet, string)
 	evSpan, m, sim := Locate(c.Text, r.Evidence)
 	sSpan, sOK := locateName(c.Text, evSpan, subj)
 	oSpan, oOK := locateName(c.Text, evSpan, obj)
+	evidence := r.Evidence
+	if m != MatchNone {
+		evidence = c.Text[evSpan.Start:evSpan.End]
+	}
 	switch {
 	case e.opts.Ungrounded:
 		// kept as the model said it, found or not
+	case FromExamples(subj, c.Text, e.exampleText) || FromExamples(obj, c.Text, e.exampleText):
+		return kg.Triplet{}, DropFromExamples
 	case m == MatchNone:
 		return kg.Triplet{}, DropEvidenceNotFound
 	case !sOK:
 		return kg.Triplet{}, DropSubjectNotFound
 	case !oOK:
 		return kg.Triplet{}, DropObjectNotFound
-	}
-	evidence := r.Evidence
-	if m != MatchNone {
-		evidence = c.Text[evSpan.Start:evSpan.End]
+	default:
+		if reason := CheckTriplet(subj, NormalizePredicate(r.Predicate), obj, evidence); reason != "" {
+			return kg.Triplet{}, reason
+		}
 	}
 	if kg.NormalizeName(subj) == kg.NormalizeName(obj) {
 		return kg.Triplet{}, DropSelfLoop
@@ -400,7 +407,7 @@ func (e *Extractor) groundTriplet(c kg.Chunk, r RawTriplet) (kg.Triplet, string)
 
 // groundEntity returns the entity as a mention with its span local to the
 // chunk, or the reason it is dropped: its name must be in the chunk, exactly
-// or after folding case and white space.
+// or after folding case and white space, and pass CheckEntity.
 func (e *Extractor) groundEntity(c kg.Chunk, r RawEntity) (kg.Mention, string) {
 	name := strings.TrimSpace(r.Name)
 	if name == "" {
@@ -411,8 +418,14 @@ func (e *Extractor) groundEntity(c kg.Chunk, r RawEntity) (kg.Mention, string) {
 		return kg.Mention{}, DropOutsideSchema
 	}
 	span, m := locateFolded(c.Text, name)
-	if m == MatchNone {
+	switch {
+	case FromExamples(name, c.Text, e.exampleText):
+		return kg.Mention{}, DropEntityFromExamples
+	case m == MatchNone:
 		return kg.Mention{}, DropEntityNotFound
+	}
+	if reason := CheckEntity(name, c.Text); reason != "" {
+		return kg.Mention{}, reason
 	}
 	return kg.Mention{
 		ID: kg.ID("mention", c.ID, name, typ), ChunkID: c.ID, Surface: name, Type: typ, Span: span,
