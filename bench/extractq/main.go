@@ -63,9 +63,19 @@ func main() {
 	cacheDir := flag.String("cache", filepath.Join(userCache(), "kgforge", "bench", "extract"), "reply cache shared by runs")
 	out := flag.String("out", "", "write the results as JSON to this file")
 	only := flag.String("configs", "", "comma-separated subset of: "+names())
+	peers := flag.String("peers", "", "side-by-side table of these systems instead: kgforge, kgforge:<config>, lightrag, graphrag (peers.go)")
+	var po peerOptions
+	flag.StringVar(&po.venv, "peers-venv", filepath.Join(userCache(), "kgforge", "bench", "peers-venv"), "the peers' virtual environments (bench/extractq/peers/setup.sh)")
+	flag.StringVar(&po.dir, "peers-dir", filepath.Join("bench", "extractq", "peers"), "the peers' driver scripts")
+	flag.StringVar(&po.embed, "embed-model", llm.EmbedModelForTests, "Ollama embedding model, for the peers that embed")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	err := run(ctx, *data, *set, *n, *seed, *model, *conc, *cacheDir, *out, *only)
+	var err error
+	if *peers != "" {
+		err = runPeers(ctx, *data, *set, *n, *seed, *model, *cacheDir, *out, *peers, po)
+	} else {
+		err = run(ctx, *data, *set, *n, *seed, *model, *conc, *cacheDir, *out, *only)
+	}
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "extractq:", err)
