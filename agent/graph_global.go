@@ -65,7 +65,7 @@ type topArgs struct {
 }
 
 // readTop reads the arguments of the top-k operators.
-func (g *graphState) readTop(c call) (a topArgs, l int32, mask []bool, err error) {
+func (g *graphState) readTop(c opCall) (a topArgs, l int32, mask []bool, err error) {
 	if err = c.decode(&a); err != nil {
 		return
 	}
@@ -79,7 +79,7 @@ func (g *graphState) readTop(c call) (a topArgs, l int32, mask []bool, err error
 	return
 }
 
-func runPageRank(_ context.Context, g *graphState, c call) (string, error) {
+func runPageRank(_ context.Context, g *graphState, c opCall) (string, error) {
 	a, l, mask, err := g.readTop(c)
 	if err != nil {
 		return "", err
@@ -101,7 +101,7 @@ func scoresOf(g *graphState, l int32, m map[int64]float64) map[int32]float64 {
 	return s
 }
 
-func runBetweenness(ctx context.Context, g *graphState, c call) (string, error) {
+func runBetweenness(ctx context.Context, g *graphState, c opCall) (string, error) {
 	a, l, mask, err := g.readTop(c)
 	if err != nil {
 		return "", err
@@ -193,7 +193,7 @@ func sampledBetweenness(ctx context.Context, a adj, sources []int32) (map[int64]
 	return cb, nil
 }
 
-func runComponents(_ context.Context, g *graphState, c call) (string, error) {
+func runComponents(_ context.Context, g *graphState, c opCall) (string, error) {
 	var a struct {
 		Node  string   `json:"node"`
 		Types []string `json:"types"`
@@ -206,7 +206,7 @@ func runComponents(_ context.Context, g *graphState, c call) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	limit, err := c.bound("limit", a.Limit, 30, maxListed)
+	limit, err := c.bound("limit", a.Limit, 30, maxGraphListed)
 	if err != nil {
 		return "", err
 	}
@@ -261,7 +261,7 @@ func (g *graphState) showMembers(nodes []int32, limit int) string {
 	return b.String()
 }
 
-func runRemoval(_ context.Context, g *graphState, c call) (string, error) {
+func runRemoval(_ context.Context, g *graphState, c opCall) (string, error) {
 	var a struct {
 		Node, Target string
 		Types        []string
@@ -283,7 +283,7 @@ func runRemoval(_ context.Context, g *graphState, c call) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	limit, err := c.bound("limit", a.Limit, 30, maxListed)
+	limit, err := c.bound("limit", a.Limit, 30, maxGraphListed)
 	if err != nil {
 		return "", err
 	}

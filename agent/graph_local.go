@@ -56,7 +56,7 @@ type nodeArgs struct {
 	Limit     int      `json:"limit"`
 }
 
-func runNeighbours(_ context.Context, g *graphState, c call) (string, error) {
+func runNeighbours(_ context.Context, g *graphState, c opCall) (string, error) {
 	var a nodeArgs
 	if err := c.decode(&a); err != nil {
 		return "", err
@@ -73,7 +73,7 @@ func runNeighbours(_ context.Context, g *graphState, c call) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	limit, err := c.bound("limit", a.Limit, 30, maxListed)
+	limit, err := c.bound("limit", a.Limit, 30, maxGraphListed)
 	if err != nil {
 		return "", err
 	}
@@ -129,7 +129,7 @@ func (g *graphState) countByType(i int32, d dir, mask []bool) string {
 	return strings.Join(parts, "; ")
 }
 
-func runPath(_ context.Context, g *graphState, c call) (string, error) {
+func runPath(_ context.Context, g *graphState, c opCall) (string, error) {
 	var a struct {
 		From, To  string
 		Types     []string
@@ -182,7 +182,7 @@ func (g *graphState) stepTypes(u, v int32, d dir, mask []bool) string {
 	return strings.Join(slices.Compact(arrows), " ")
 }
 
-func runSubgraph(_ context.Context, g *graphState, c call) (string, error) {
+func runSubgraph(_ context.Context, g *graphState, c opCall) (string, error) {
 	var a struct {
 		nodeArgs
 		K int `json:"k"`
@@ -206,7 +206,7 @@ func runSubgraph(_ context.Context, g *graphState, c call) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	limit, err := c.bound("limit", a.Limit, 40, maxListed)
+	limit, err := c.bound("limit", a.Limit, 40, maxGraphListed)
 	if err != nil {
 		return "", err
 	}
@@ -264,7 +264,7 @@ func (g *graphState) showSubgraph(nodes []int32, hops map[int32]int, more bool, 
 	return b.String()
 }
 
-func runDegree(_ context.Context, g *graphState, c call) (string, error) {
+func runDegree(_ context.Context, g *graphState, c opCall) (string, error) {
 	var a struct {
 		Node, Label string
 		Types       []string
@@ -342,7 +342,7 @@ func (g *graphState) showTop(what string, score map[int32]float64, k int, format
 	return b.String()
 }
 
-func runComplement(_ context.Context, g *graphState, c call) (string, error) {
+func runComplement(_ context.Context, g *graphState, c opCall) (string, error) {
 	var a struct {
 		Label       string   `json:"label"`
 		Types       []string `json:"types"`
@@ -369,7 +369,7 @@ func runComplement(_ context.Context, g *graphState, c call) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	limit, err := c.bound("limit", a.Limit, 30, maxListed)
+	limit, err := c.bound("limit", a.Limit, 30, maxGraphListed)
 	if err != nil {
 		return "", err
 	}
@@ -397,7 +397,7 @@ func runComplement(_ context.Context, g *graphState, c call) (string, error) {
 
 // complementTarget reads the target of complement: a test of the node at
 // the other end of an edge, and the words that name it.
-func (g *graphState) complementTarget(c call, node, label string) (func(int32) bool, string, error) {
+func (g *graphState) complementTarget(c opCall, node, label string) (func(int32) bool, string, error) {
 	switch {
 	case node != "" && label != "":
 		return nil, "", c.malformed("give target or target_label, not both")
@@ -441,7 +441,7 @@ func typesText(g *graphState, mask []bool) string {
 	return strings.Join(names, " or ")
 }
 
-func runValidAt(_ context.Context, g *graphState, c call) (string, error) {
+func runValidAt(_ context.Context, g *graphState, c opCall) (string, error) {
 	var a struct {
 		Date  string   `json:"date"`
 		Node  string   `json:"node"`
@@ -460,7 +460,7 @@ func runValidAt(_ context.Context, g *graphState, c call) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	limit, err := c.bound("limit", a.Limit, 20, maxListed)
+	limit, err := c.bound("limit", a.Limit, 20, maxGraphListed)
 	if err != nil {
 		return "", err
 	}

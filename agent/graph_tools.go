@@ -27,7 +27,7 @@ const (
 
 // Bounds of the operators' arguments.
 const (
-	maxListed = 200 // nodes or edges one call lists
+	maxGraphListed = 200 // nodes or edges one call lists
 	maxTop    = 50  // k of the top-k operators
 	maxHops   = 3   // k of subgraph
 )
@@ -54,21 +54,21 @@ func prop(name, s string) string { return `"` + name + `":` + s }
 type graphOp struct {
 	name, desc string
 	params     json.RawMessage
-	run        func(ctx context.Context, g *graphState, c call) (string, error)
+	run        func(ctx context.Context, g *graphState, c opCall) (string, error)
 }
 
-// call is one operator call: its tool, schema and raw arguments.
-type call struct {
+// opCall is one operator call: its tool, schema and raw arguments.
+type opCall struct {
 	tool   string
 	params json.RawMessage
 	args   json.RawMessage
 }
 
-func (c call) decode(v any) error { return decode(c.tool, c.params, c.args, v) }
+func (c opCall) decode(v any) error { return decode(c.tool, c.params, c.args, v) }
 
 // malformed is a call error for arguments that fit the schema's shape but
 // not its bounds.
-func (c call) malformed(format string, a ...any) error {
+func (c opCall) malformed(format string, a ...any) error {
 	return &CallError{Tool: c.tool, Kind: FailMalformed, Msg: fmt.Sprintf(format, a...), Hint: "arguments are a JSON object with this schema: " + string(c.params)}
 }
 
@@ -84,7 +84,7 @@ func (t *Toolbox) graphTools() []Tool {
 				if err != nil {
 					return "", err
 				}
-				return op.run(ctx, g, call{op.name, op.params, args})
+				return op.run(ctx, g, opCall{op.name, op.params, args})
 			},
 		}
 	}
@@ -92,7 +92,7 @@ func (t *Toolbox) graphTools() []Tool {
 }
 
 // lookup finds a node by id, or by a name only one node has.
-func (g *graphState) lookup(c call, ref string) (int32, error) {
+func (g *graphState) lookup(c opCall, ref string) (int32, error) {
 	ref = strings.TrimSpace(ref)
 	if ref == "" {
 		return 0, c.malformed("no node given")
@@ -115,7 +115,7 @@ func (g *graphState) lookup(c call, ref string) (int32, error) {
 }
 
 // label finds a label by name, ignoring case; "" is no label (-1).
-func (g *graphState) label(c call, name string) (int32, error) {
+func (g *graphState) label(c opCall, name string) (int32, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		return -1, nil
@@ -135,7 +135,7 @@ func (g *graphState) label(c call, name string) (int32, error) {
 
 // typeMask turns edge type names into a mask over the type numbers; no
 // names is no mask (every type).
-func (g *graphState) typeMask(c call, types []string) ([]bool, error) {
+func (g *graphState) typeMask(c opCall, types []string) ([]bool, error) {
 	if len(types) == 0 {
 		return nil, nil
 	}
@@ -180,7 +180,7 @@ func mostCommon(names []string, counts []int, n int) string {
 }
 
 // direction reads a direction argument; "" is def.
-func (c call) direction(s string, def dir, allowed ...dir) (dir, error) {
+func (c opCall) direction(s string, def dir, allowed ...dir) (dir, error) {
 	d := def
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "":
@@ -200,7 +200,7 @@ func (c call) direction(s string, def dir, allowed ...dir) (dir, error) {
 }
 
 // bound reads a count argument: 0 is def, and it must lie in 1..hi.
-func (c call) bound(name string, v, def, hi int) (int, error) {
+func (c opCall) bound(name string, v, def, hi int) (int, error) {
 	if v == 0 {
 		return def, nil
 	}
