@@ -99,7 +99,7 @@ func TestPack_OpenRoundTrip(t *testing.T) {
 	}
 	want := []string{
 		"b/", "b/manifest.json", "b/chunks.parquet", "b/data.duckdb", "b/edges.parquet", "b/links.parquet", "b/merge_links.parquet", "b/merges.parquet",
-		"b/nodes.parquet", "b/sources.parquet", "b/tables.json", "b/triplets.parquet", "b/vectors-nodes.arrow",
+		"b/nodes.parquet", "b/postings.parquet", "b/postings_docs.parquet", "b/sources.parquet", "b/tables.json", "b/triplets.parquet", "b/vectors-nodes.arrow",
 	}
 	if !slices.Equal(names, want) {
 		t.Errorf("entries\n got %v\nwant %v", names, want)

@@ -27,7 +27,7 @@ const Format = "kgforge-bundle"
 
 // Version is the format version this package writes. A reader of 1.x
 // accepts any 1.y: minor versions only add files, columns or manifest fields.
-const Version = "1.4"
+const Version = "1.5"
 
 // LatestLink is the name of the symbolic link to the newest bundle in an
 // output directory.
@@ -227,6 +227,7 @@ func (w *Writer) closeData() error {
 // manifest, fills m's counts and vectors, and returns the names of the
 // files the bundle holds, the data file included.
 func (w *Writer) writeFiles(c Contents, m *Manifest) ([]string, error) {
+	posts, docs := buildPostings(c.Chunks, c.Graph.Nodes)
 	writes := []struct {
 		name string
 		fn   func(string) error
@@ -241,6 +242,8 @@ func (w *Writer) writeFiles(c Contents, m *Manifest) ([]string, error) {
 		{MergeLinksFile, func(p string) error { return writeParquet(p, mergeLinkColumns, c.Graph.MergeLinks) }, len(c.Graph.MergeLinks)},
 		{LinksFile, func(p string) error { return writeParquet(p, linkColumns, c.Graph.Links) }, len(c.Graph.Links)},
 		{TablesFile, func(p string) error { return writeJSON(p, nonNilTables(c.Tables)) }, len(c.Tables)},
+		{PostingsFile, func(p string) error { return writeParquet(p, postingColumns, posts) }, len(posts)},
+		{PostingDocsFile, func(p string) error { return writeParquet(p, postingDocColumns, docs) }, len(docs)},
 	}
 	written := []string{DataFile}
 	m.Counts = map[string]int64{}
@@ -479,6 +482,9 @@ func (b *Bundle) verify() error {
 	if err := checkManifestLinks(m); err != nil {
 		return err
 	}
+	if err := checkManifestPostings(m); err != nil {
+		return err
+	}
 	if err := b.checkEntries(); err != nil {
 		return err
 	}
@@ -655,6 +661,42 @@ func checkManifestLinks(m Manifest) error {
 	return nil
 }
 
+// postingsVersion is the first minor version of format 1 whose bundles
+// hold postings.parquet and postings_docs.parquet.
+const postingsVersion = 5
+
+// checkManifestPostings refuses a manifest of format 1.5 or later that
+// lists no search index: such a bundle lost a file.
+func checkManifestPostings(m Manifest) error {
+	_, minor, _ := strings.Cut(m.Version, ".")
+	if n, err := strconv.Atoi(minor); err == nil && n >= postingsVersion {
+		for _, f := range []string{PostingsFile, PostingDocsFile} {
+			if _, ok := m.Files[f]; !ok {
+				return fmt.Errorf("%w: manifest of format %s lists no %s", ErrInvalid, m.Version, f)
+			}
+		}
+	}
+	return nil
+}
+
+// Postings streams the search index's postings; a bundle older than
+// format 1.5 has none.
+func (b *Bundle) Postings(ctx context.Context, fn func(Posting) error) error {
+	if _, ok := b.Manifest.Files[PostingsFile]; !ok {
+		return nil
+	}
+	return readParquet(ctx, b.path(PostingsFile), postingColumns, fn)
+}
+
+// PostingDocs streams the search index's documents; a bundle older than
+// format 1.5 has none.
+func (b *Bundle) PostingDocs(ctx context.Context, fn func(PostingDoc) error) error {
+	if _, ok := b.Manifest.Files[PostingDocsFile]; !ok {
+		return nil
+	}
+	return readParquet(ctx, b.path(PostingDocsFile), postingDocColumns, fn)
+}
+
 // Tables returns the profiles of the data layer's tables.
 func (b *Bundle) Tables() ([]kg.Table, error) {
 	raw, err := b.ReadFile(TablesFile, 64<<20)
@@ -676,12 +718,12 @@ func (b *Bundle) Sandbox(ctx context.Context) (*duck.Sandbox, error) {
 
 // SandboxWithLimits opens a read-only SQL view of the bundle: the data
 // tables, and the tables nodes, edges, chunks, sources, triplets, merges,
-// merge_links and links (those the bundle has) loaded from its Parquet
+// merge_links, links, postings and postings_docs (those the bundle has) loaded from its Parquet
 // files. No statement run through it can read or write a file, of the
 // bundle or any other; lim bounds every query.
 func (b *Bundle) SandboxWithLimits(ctx context.Context, lim duck.SandboxLimits) (*duck.Sandbox, error) {
 	tables := map[string]string{}
-	for _, f := range []string{NodesFile, EdgesFile, ChunksFile, SourcesFile, TripletsFile, MergesFile, MergeLinksFile, LinksFile} {
+	for _, f := range []string{NodesFile, EdgesFile, ChunksFile, SourcesFile, TripletsFile, MergesFile, MergeLinksFile, LinksFile, PostingsFile, PostingDocsFile} {
 		if _, ok := b.Manifest.Files[f]; !ok {
 			continue // a file newer than the bundle
 		}

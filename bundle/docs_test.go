@@ -49,7 +49,7 @@ func TestDocs_VersionAndFiles(t *testing.T) {
 	if want := "now `" + Version + "`"; !strings.Contains(doc, want) {
 		t.Errorf("docs/bundle.md does not say %s", want)
 	}
-	for _, f := range []string{ManifestFile, NodesFile, EdgesFile, ChunksFile, SourcesFile, TripletsFile, MergesFile, MergeLinksFile, MergeReportFile, LinksFile, LinkReportFile, TablesFile, DataFile, VectorsFile("NAME")} {
+	for _, f := range []string{ManifestFile, NodesFile, EdgesFile, ChunksFile, SourcesFile, TripletsFile, MergesFile, MergeLinksFile, MergeReportFile, LinksFile, LinkReportFile, PostingsFile, PostingDocsFile, TablesFile, DataFile, VectorsFile("NAME")} {
 		if !strings.Contains(doc, "`"+f+"`") {
 			t.Errorf("docs/bundle.md does not document %s", f)
 		}

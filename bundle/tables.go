@@ -23,6 +23,8 @@ const (
 	LinksFile       = "links.parquet"  // the link log (since 1.4)
 	LinkReportFile  = "link_report.md" // the link log for a person (since 1.4)
 	TablesFile      = "tables.json"
+	PostingsFile    = "postings.parquet"      // the search index's terms (since 1.5)
+	PostingDocsFile = "postings_docs.parquet" // the search index's documents (since 1.5)
 	DataFile        = "data.duckdb"
 )
 

@@ -1,0 +1,119 @@
+package bundle
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"kgforge/kg"
+)
+
+// Posting is one term of one search document: postings.parquet (since
+// 1.5), the inverted index that BM25 is computed from in SQL.
+type Posting struct {
+	Term string
+	Doc  int // the document's number in postings_docs.parquet
+	TF   int // how often the term occurs in the document
+}
+
+// PostingDoc is one search document: a chunk (its text) or a node that is
+// not a chunk (its name, aliases and description).
+type PostingDoc struct {
+	Doc  int
+	ID   string // the chunk or node id
+	Kind string // "chunk", or the node's kind
+	Len  int    // the document's length in terms
+}
+
+// maxTermBytes bounds a term; a longer run of letters is cut.
+const maxTermBytes = 64
+
+// Terms splits text into its search terms: maximal runs of letters and
+// digits, lower-cased, of at least two characters (one for a digit), each
+// cut at 64 bytes. The writer indexes documents and the agent's search
+// splits queries with it, so both agree on what a term is.
+func Terms(text string) []string {
+	var terms []string
+	start := -1
+	flush := func(end int) {
+		if start < 0 {
+			return
+		}
+		t := strings.ToLower(text[start:end])
+		start = -1
+		if utf8.RuneCountInString(t) < 2 && !unicode.IsDigit([]rune(t)[0]) {
+			return
+		}
+		if len(t) > maxTermBytes {
+			i := maxTermBytes
+			for i > 0 && !utf8.RuneStart(t[i]) {
+				i--
+			}
+			t = t[:i]
+		}
+		terms = append(terms, t)
+	}
+	for i, r := range text {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		flush(i)
+	}
+	flush(len(text))
+	return terms
+}
+
+// buildPostings indexes the chunks' text and the other nodes' names,
+// aliases and descriptions, in a stable order: chunks first, then nodes,
+// each as given; terms of one document sorted.
+func buildPostings(chunks []kg.Chunk, nodes []kg.Node) ([]Posting, []PostingDoc) {
+	var posts []Posting
+	var docs []PostingDoc
+	add := func(id, kind, text string) {
+		terms := Terms(text)
+		if len(terms) == 0 {
+			return
+		}
+		doc := len(docs)
+		docs = append(docs, PostingDoc{Doc: doc, ID: id, Kind: kind, Len: len(terms)})
+		tf := map[string]int{}
+		for _, t := range terms {
+			tf[t]++
+		}
+		keys := make([]string, 0, len(tf))
+		for t := range tf {
+			keys = append(keys, t)
+		}
+		slices.Sort(keys)
+		for _, t := range keys {
+			posts = append(posts, Posting{Term: t, Doc: doc, TF: tf[t]})
+		}
+	}
+	for _, c := range chunks {
+		add(c.ID, string(kg.NodeChunk), c.Text)
+	}
+	for _, n := range nodes {
+		if n.Kind == kg.NodeChunk {
+			continue
+		}
+		add(n.ID, string(n.Kind), n.Name+"\n"+strings.Join(n.Aliases, "\n")+"\n"+n.Description)
+	}
+	return posts, docs
+}
+
+var postingColumns = []column[Posting]{
+	{"term", str, func(x *Posting) any { return x.Term }, func(x *Posting, v any) { x.Term = s(v) }},
+	{"doc", i64, func(x *Posting) any { return int64(x.Doc) }, func(x *Posting, v any) { x.Doc = n(v) }},
+	{"tf", i64, func(x *Posting) any { return int64(x.TF) }, func(x *Posting, v any) { x.TF = n(v) }},
+}
+
+var postingDocColumns = []column[PostingDoc]{
+	{"doc", i64, func(x *PostingDoc) any { return int64(x.Doc) }, func(x *PostingDoc, v any) { x.Doc = n(v) }},
+	{"id", str, func(x *PostingDoc) any { return x.ID }, func(x *PostingDoc, v any) { x.ID = s(v) }},
+	{"kind", str, func(x *PostingDoc) any { return x.Kind }, func(x *PostingDoc, v any) { x.Kind = s(v) }},
+	{"len", i64, func(x *PostingDoc) any { return int64(x.Len) }, func(x *PostingDoc, v any) { x.Len = n(v) }},
+}

@@ -1,0 +1,94 @@
+package bundle
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"kgforge/kg"
+)
+
+func TestTerms_SplitsOnNonWordsLowercasesAndDropsSingleLetters(t *testing.T) {
+	got := Terms("Kestrel Alloys' 48V pack, a 3-step ÉTÉ-check; x " + strings.Repeat("z", 70))
+	want := []string{"kestrel", "alloys", "48v", "pack", "3", "step", "été", "check", strings.Repeat("z", maxTermBytes)}
+	if !slices.Equal(got, want) {
+		t.Errorf("Terms = %q\nwant %q", got, want)
+	}
+}
+
+func TestWriter_PostingsIndexChunksAndNodesButNotChunkNodes(t *testing.T) {
+	c := sample()
+	c.Chunks = []kg.Chunk{{ID: "c1", SourceID: "s1", Text: "Velora buys frames, frames and wheels."}}
+	c.Graph.Nodes = append(c.Graph.Nodes,
+		kg.Node{ID: "c1", Name: "s1#0", Kind: kg.NodeChunk},
+		kg.Node{ID: "n9", Name: "Frame", Kind: kg.NodeConcept, Aliases: []string{"frames"}, Description: "A bicycle frame."})
+	b := openT(t, write(t, t.TempDir(), "b", c))
+	ctx := context.Background()
+	var docs []PostingDoc
+	if err := b.PostingDocs(ctx, func(d PostingDoc) error { docs = append(docs, d); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]PostingDoc{}
+	for _, d := range docs {
+		byID[d.ID] = d
+	}
+	if d := byID["c1"]; d.Kind != "chunk" || d.Len != 6 || d.Doc != 0 {
+		t.Errorf("chunk's document = %+v, want doc 0 of 6 terms", d)
+	}
+	if d, ok := byID["n9"]; !ok || d.Kind != "concept" || d.Len != 4 {
+		t.Errorf("node's document = %+v, want its name, alias and description: 4 terms (the one-letter word dropped)", d)
+	}
+	tf := map[[2]any]int{}
+	if err := b.Postings(ctx, func(p Posting) error { tf[[2]any{p.Term, p.Doc}] = p.TF; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if tf[[2]any{"frames", 0}] != 2 || tf[[2]any{"frames", byID["n9"].Doc}] != 1 || tf[[2]any{"s1", 0}] != 0 {
+		t.Errorf("postings = %v", tf)
+	}
+	if b.Manifest.Counts["postings_docs"] != int64(len(docs)) {
+		t.Errorf("counts = %v", b.Manifest.Counts)
+	}
+	sb, err := b.Sandbox(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	_, rows, _, err := sb.Query(ctx, "SELECT d.id, p.tf FROM postings p JOIN postings_docs d USING (doc) WHERE p.term = 'frames' ORDER BY d.id", 10)
+	if err != nil || len(rows) != 3 || rows[0][0] != "c1" || rows[0][1] != "2" {
+		t.Errorf("postings in the sandbox: %v, %v", rows, err)
+	}
+}
+
+// TestOpen_PostingsByVersion checks that a 1.4 bundle, which has no search
+// index, opens and reads as one without postings, and that a manifest of
+// 1.5 or later that lists none is refused.
+func TestOpen_PostingsByVersion(t *testing.T) {
+	dir := write(t, t.TempDir(), "b", sample())
+	for _, f := range []string{PostingsFile, PostingDocsFile} {
+		if err := os.Remove(filepath.Join(dir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	editManifest(t, dir, func(m *Manifest) {
+		delete(m.Files, PostingsFile)
+		delete(m.Files, PostingDocsFile)
+	})
+	if _, err := Open(dir); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "lists no "+PostingsFile) {
+		t.Errorf("Open of a %s manifest without %s: %v", Version, PostingsFile, err)
+	}
+	editManifest(t, dir, func(m *Manifest) { m.Version = "1.4" })
+	b := openT(t, dir)
+	n := 0
+	if err := b.Postings(context.Background(), func(Posting) error { n++; return nil }); err != nil || n != 0 {
+		t.Errorf("postings of a 1.4 bundle: %d, %v", n, err)
+	}
+	sb, err := b.Sandbox(context.Background())
+	if err != nil {
+		t.Fatalf("sandbox of a 1.4 bundle: %v", err)
+	}
+	_ = sb.Close()
+}
