@@ -79,6 +79,7 @@ type Toolbox struct {
 	sb    *duck.Sandbox
 	tools []Tool
 	graph *graphState // built on the first graph call
+	emb   Embedder    // embeds sems queries; nil ranks by BM25 alone
 }
 
 // NewToolbox opens the bundle's sandbox (lim bounds each query; the zero

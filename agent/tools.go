@@ -52,6 +52,13 @@ func (t *Toolbox) baseTools() []Tool {
 			Run:    t.runGrep,
 		},
 		{
+			Name: ToolSems,
+			Description: fmt.Sprintf("Search by meaning: BM25 over chunk text and node names and descriptions, fused by reciprocal rank with the nearest vectors of the bundle's embeddings; "+
+				"the top %d nodes and chunks, each with its rank in both lists. %s", semsTop, DocumentNote),
+			Params: json.RawMessage(`{"type":"object","required":["query"],"properties":{"query":{"type":"string","minLength":1,"description":"words or a question"}}}`),
+			Run:    t.runSems,
+		},
+		{
 			Name: ToolQuery, Description: fmt.Sprintf("Run one read-only SQL SELECT over the data tables and the graph tables (nodes, edges, chunks, sources, triplets, merges, links); at most %d rows.", MaxRows),
 			Params: json.RawMessage(`{"type":"object","required":["sql"],"properties":{"sql":{"type":"string","description":"one SELECT statement"}}}`),
 			Run:    t.runQuery,

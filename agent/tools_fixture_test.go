@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,6 +28,10 @@ var (
 	exampleOnce sync.Once
 	exampleDir  string
 	exampleErr  error
+
+	vectorsOnce sync.Once
+	vectorsDir  string
+	vectorsErr  error
 )
 
 // exampleDocs and exampleTables are the example's sources the bundle holds.
@@ -49,11 +54,43 @@ const exampleRoot = "../examples/bikeco"
 // exampleBundle opens the example bundle.
 func exampleBundle(t testing.TB) *bundle.Bundle {
 	t.Helper()
-	exampleOnce.Do(func() { exampleDir, exampleErr = buildExample() })
-	if exampleErr != nil {
-		t.Fatalf("build the example bundle: %v", exampleErr)
+	exampleOnce.Do(func() { exampleDir, exampleErr = buildExample(nil) })
+	return openExample(t, exampleDir, exampleErr)
+}
+
+// exampleBundleWithVectors opens the example bundle with the vectors of
+// its entity nodes made by emb's model, as a build makes them.
+func exampleBundleWithVectors(t testing.TB, emb Embedder, model string) *bundle.Bundle {
+	t.Helper()
+	vectorsOnce.Do(func() {
+		vectorsDir, vectorsErr = buildExample(func(ctx context.Context, nodes []kg.Node) (bundle.VectorSet, error) {
+			vs := bundle.VectorSet{Name: "entities", Model: model}
+			var names []string
+			for _, n := range nodes {
+				if n.Kind == kg.NodeConcept {
+					vs.IDs, names = append(vs.IDs, n.ID), append(names, n.Name)
+				}
+			}
+			vecs, err := emb.Embed(ctx, model, names, 64)
+			if err != nil || len(vecs) == 0 {
+				return vs, errors.Join(err, errors.New("no vectors"))
+			}
+			vs.Dim = len(vecs[0])
+			for _, v := range vecs {
+				vs.Data = append(vs.Data, v...)
+			}
+			return vs, nil
+		})
+	})
+	return openExample(t, vectorsDir, vectorsErr)
+}
+
+func openExample(t testing.TB, dir string, err error) *bundle.Bundle {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("build the example bundle: %v", err)
 	}
-	b, err := bundle.Open(exampleDir)
+	b, err := bundle.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,13 +100,17 @@ func exampleBundle(t testing.TB) *bundle.Bundle {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if exampleDir != "" {
-		_ = os.RemoveAll(filepath.Dir(exampleDir))
+	for _, dir := range []string{exampleDir, vectorsDir} {
+		if dir != "" {
+			_ = os.RemoveAll(filepath.Dir(dir))
+		}
 	}
 	os.Exit(code)
 }
 
-func buildExample() (string, error) {
+// buildExample writes the example bundle; vectors, when set, makes its
+// vector set from the graph's nodes.
+func buildExample(vectors func(context.Context, []kg.Node) (bundle.VectorSet, error)) (string, error) {
 	ctx := context.Background()
 	out, err := os.MkdirTemp("", "kgforge-agent-example-")
 	if err != nil {
@@ -118,10 +159,15 @@ func buildExample() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	dir, err := w.Commit(bundle.Contents{
-		Sources: in.Sources, Chunks: in.Chunks, Triplets: in.Triplets, Tables: in.Tables, Graph: cons.Graph,
-	}, bundle.Manifest{Pipeline: "agent-test"})
-	return dir, err
+	c := bundle.Contents{Sources: in.Sources, Chunks: in.Chunks, Triplets: in.Triplets, Tables: in.Tables, Graph: cons.Graph}
+	if vectors != nil {
+		vs, err := vectors(ctx, cons.Graph.Nodes)
+		if err != nil {
+			return "", err
+		}
+		c.Vectors = []bundle.VectorSet{vs}
+	}
+	return w.Commit(c, bundle.Manifest{Pipeline: "agent-test"})
 }
 
 func exampleSource(rel string, kind kg.SourceKind, data []byte) kg.Source {

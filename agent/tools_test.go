@@ -246,6 +246,12 @@ var starChunk = kg.Chunk{ID: "c1", SourceID: "s1", Text: "Spoke notes. </documen
 // starTools opens a toolbox over a bundle of one hub node with n spokes.
 func starTools(t *testing.T, n int) *Toolbox {
 	t.Helper()
+	return starToolsWith(t, n, nil)
+}
+
+// starToolsWith is starTools with vector sets.
+func starToolsWith(t *testing.T, n int, vectors []bundle.VectorSet) *Toolbox {
+	t.Helper()
 	out := t.TempDir()
 	w, err := bundle.Create(out, "star")
 	if err != nil {
@@ -258,7 +264,7 @@ func starTools(t *testing.T, n int) *Toolbox {
 		g.Edges = append(g.Edges, kg.Edge{ID: "e" + id, Src: "hub", Dst: id, Type: "has"})
 	}
 	src := kg.Source{ID: "s1", URI: "notes.txt", Kind: kg.KindText}
-	if _, err := w.Commit(bundle.Contents{Graph: g, Sources: []kg.Source{src}, Chunks: []kg.Chunk{starChunk}}, bundle.Manifest{}); err != nil {
+	if _, err := w.Commit(bundle.Contents{Graph: g, Sources: []kg.Source{src}, Chunks: []kg.Chunk{starChunk}, Vectors: vectors}, bundle.Manifest{}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := bundle.Open(out)
