@@ -67,7 +67,7 @@ func (t *Toolbox) graphOf(ctx context.Context) (*graphState, error) {
 	if t.graph != nil {
 		return t.graph, nil
 	}
-	g, err := loadGraph(ctx, t.b.Nodes, t.b.Edges)
+	g, err := loadGraph(ctx, t.b.GraphNodes, t.b.GraphEdges)
 	if err != nil {
 		return nil, fmt.Errorf("load the bundle's graph: %w", err)
 	}

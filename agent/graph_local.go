@@ -98,7 +98,8 @@ func runNeighbours(_ context.Context, g *graphState, c opCall) (string, error) {
 	return strings.TrimRight(b.String(), "\n"), nil
 }
 
-// countByType counts node i's edges by type and direction.
+// countByType counts node i's edges by type and direction, the most
+// common types first.
 func (g *graphState) countByType(i int32, d dir, mask []bool) string {
 	out, in := map[int32]int{}, map[int32]int{}
 	g.edgesOf(i, d, mask, func(e, _ int32, isOut bool) bool {
@@ -118,16 +119,25 @@ func (g *graphState) countByType(i int32, d dir, mask []bool) string {
 			types = append(types, t)
 		}
 	}
-	slices.SortFunc(types, func(x, y int32) int { return cmp.Compare(g.typeNames[x], g.typeNames[y]) })
-	parts := make([]string, len(types))
-	for k, t := range types {
-		parts[k] = fmt.Sprintf("%s out %d in %d", g.typeNames[t], out[t], in[t])
-	}
-	if len(parts) == 0 {
+	slices.SortFunc(types, func(x, y int32) int {
+		return cmp.Or(cmp.Compare(out[y]+in[y], out[x]+in[x]), cmp.Compare(g.typeNames[x], g.typeNames[y]))
+	})
+	if len(types) == 0 {
 		return "none"
+	}
+	parts := make([]string, 0, maxTypesShown+1)
+	for _, t := range types[:min(maxTypesShown, len(types))] {
+		parts = append(parts, fmt.Sprintf("%s out %d in %d", g.typeNames[t], out[t], in[t]))
+	}
+	if len(types) > maxTypesShown {
+		parts = append(parts, fmt.Sprintf("and %d more types", len(types)-maxTypesShown))
 	}
 	return strings.Join(parts, "; ")
 }
+
+// maxTypesShown bounds the edge types a node's counts list, the most
+// common first.
+const maxTypesShown = 12
 
 func runPath(_ context.Context, g *graphState, c opCall) (string, error) {
 	var a struct {

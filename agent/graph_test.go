@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -268,5 +269,70 @@ func sliceStream[T any](items []T) func(context.Context, func(T) error) error {
 			}
 		}
 		return nil
+	}
+}
+
+func TestGraphOperatorsOnTheExampleBundle(t *testing.T) {
+	tb, err := NewToolbox(context.Background(), exampleBundle(t), duck.SandboxLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tb.Close() })
+	runGraphCases(t, tb, []graphCase{
+		{"path along the facts", ToolPath, `{"from":"Ana Ferreira","to":"fatigue test","direction":"out"}`, []string{"a shortest path of 2 edges:", `"Ana Ferreira" (Entity, Person)`, `-[quarantined]-> `, `"Batch KA-2503-17" (Entity, Batch)`, `-[failed]-> `, `"fatigue test" (Entity, Test)`}, nil},
+		{"neighbours of a fact's node", ToolNeighbours, `{"node":"Batch KA-2503-17","types":["failed","quarantined"]}`, []string{"2 edges (failed out 1 in 0; quarantined out 0 in 1)", `-[failed]-> `, `"fatigue test"`, `<-[quarantined]- `, `"Ana Ferreira"`}, []string{"MENTIONS"}},
+		// suppliers.csv lists 8 suppliers; the facts say two of them supply a part.
+		{"suppliers that supply nothing", ToolComplement, `{"label":"Supplier","types":["supplies"],"direction":"out"}`, []string{"6 of 8 nodes labelled Supplier", "Atlas Saddles", "Carpathia Tyres", "Danubia Wheelworks", "Lumen Cell Systems", "Nordhavn Drivetrain", "Serra Brakes"}, []string{"Kestrel", "Tagus"}},
+		{"the only path to a test", ToolRemoval, `{"node":"Batch KA-2503-17","target":"fatigue test","direction":"out"}`, []string{"1 of them no longer do", `"Ana Ferreira"`}, nil},
+		{"no dates", ToolValidAt, `{"date":"2025-03-12"}`, []string{"the bundle has no dated edges"}, nil},
+		{"components", ToolComponents, `{"node":"Sheffield","limit":1}`, []string{"connected components over", "is in component 1 of"}, nil},
+	})
+}
+
+func TestGraphDegreeOfEveryExampleNodeEqualsItsEdgeRowsInSQL(t *testing.T) {
+	tb, err := NewToolbox(context.Background(), exampleBundle(t), duck.SandboxLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tb.Close() })
+	g, err := tb.graphOf(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _, err := tb.rows(context.Background(), "SELECT n.id, count(e.id) FROM nodes n LEFT JOIN edges e ON e.src = n.id OR e.dst = n.id GROUP BY n.id", 10_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(g.ids) || len(rows) < 50 {
+		t.Fatalf("SQL has %d nodes, the graph %d", len(rows), len(g.ids))
+	}
+	for _, r := range rows {
+		i, ok := g.index[r[0]]
+		if !ok {
+			t.Errorf("node %s is not in the graph", r[0])
+			continue
+		}
+		if got := fmt.Sprint(g.degree(i, dirBoth, nil)); got != r[1] {
+			t.Errorf("node %s: degree %s, SQL counts %s edges", r[0], got, r[1])
+		}
+	}
+}
+
+func TestNeighboursCountsOnlyTheMostCommonTypesOfAHub(t *testing.T) {
+	g := kg.Graph{Nodes: []kg.Node{{ID: "hub", Name: "Hub", Kind: kg.NodeConcept, Labels: []string{"Entity"}}}}
+	for k := range 14 {
+		leaf, typ := fmt.Sprintf("leaf%02d", k), fmt.Sprintf("T%02d", k)
+		g.Nodes = append(g.Nodes, kg.Node{ID: leaf, Name: leaf, Kind: kg.NodeConcept, Labels: []string{"Entity"}})
+		for j := 0; j <= k%3; j++ { // T02, T05, ... have three edges, T01, T04, ... two
+			g.Edges = append(g.Edges, kg.Edge{ID: kg.EdgeID("hub", typ, leaf) + fmt.Sprint(j), Src: "hub", Dst: leaf, Type: typ, Confidence: 1})
+		}
+	}
+	out, err := graphToolbox(t, g).Call(context.Background(), ToolDegree, json.RawMessage(`{"node":"hub"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "degree 27 (T02 out 3 in 0; T05 out 3 in 0; T08 out 3 in 0; T11 out 3 in 0; T01 out 2 in 0; T04 out 2 in 0; T07 out 2 in 0; T10 out 2 in 0; T13 out 2 in 0; T00 out 1 in 0; T03 out 1 in 0; T06 out 1 in 0; and 2 more types)"
+	if !strings.HasSuffix(out, want) {
+		t.Errorf("degree = %q, want it to end %q", out, want)
 	}
 }

@@ -28,8 +28,8 @@ const (
 // Bounds of the operators' arguments.
 const (
 	maxGraphListed = 200 // nodes or edges one call lists
-	maxTop    = 50  // k of the top-k operators
-	maxHops   = 3   // k of subgraph
+	maxTop         = 50  // k of the top-k operators
+	maxHops        = 3   // k of subgraph
 )
 
 // Schema pieces the operators share.
