@@ -1,0 +1,218 @@
+package stages
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"sync"
+)
+
+// StateDir is the name of the engine's state directory inside an output
+// directory, beside the bundles. It holds the segments (what each unit of a
+// build produced, under the content address of its inputs), the file index
+// (size and time of each source file when its digest was taken) and one
+// record per build (the segments and source digests its bundle was made
+// from). Only a build holding the output directory's lock (LockFile)
+// writes it.
+const StateDir = ".kgforge-state"
+
+// Layout of the state directory.
+const (
+	segmentsDir = "segments"
+	buildsDir   = "builds"
+	filesIndex  = "files.json"
+	unitFile    = "unit.json" // what a segment says of its unit, besides its data files
+	tmpPrefix   = ".tmp-"
+)
+
+// state is a build's view of the state directory.
+type state struct {
+	dir string
+}
+
+// openState opens (creating it if needed) the state directory of outDir
+// and removes the temporary segments a killed build left: the caller holds
+// the output lock, so no other build is writing one.
+func openState(outDir string) (*state, error) {
+	s := &state{dir: filepath.Join(outDir, StateDir)}
+	for _, d := range []string{segmentsDir, buildsDir} {
+		if err := os.MkdirAll(filepath.Join(s.dir, d), 0o755); err != nil {
+			return nil, fmt.Errorf("open state directory %s: %w", s.dir, err)
+		}
+	}
+	entries, err := os.ReadDir(filepath.Join(s.dir, segmentsDir))
+	if err != nil {
+		return nil, fmt.Errorf("open state directory %s: %w", s.dir, err)
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), tmpPrefix) {
+			if err := os.RemoveAll(filepath.Join(s.dir, segmentsDir, e.Name())); err != nil {
+				return nil, fmt.Errorf("open state directory %s: remove a killed build's segment: %w", s.dir, err)
+			}
+		}
+	}
+	return s, nil
+}
+
+// address returns the content address of a unit: the SHA-256 of its kind
+// and inputs, as JSON. Inputs must marshal the same way for the same
+// meaning (structs and sorted maps do).
+func address(kind string, inputs ...any) string {
+	h := sha256.New()
+	enc := json.NewEncoder(h)
+	if err := enc.Encode(kind); err != nil {
+		panic(err) // a string always encodes
+	}
+	for _, in := range inputs {
+		if err := enc.Encode(in); err != nil {
+			panic(fmt.Sprintf("stages: address input %T: %v", in, err)) // a programming error: inputs are plain data
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// segment returns the directory of the segment at addr.
+func (s *state) segment(addr string) string {
+	return filepath.Join(s.dir, segmentsDir, addr[:2], addr)
+}
+
+// has reports whether a whole segment is stored at addr.
+func (s *state) has(addr string) bool {
+	_, err := os.Stat(filepath.Join(s.segment(addr), unitFile))
+	return err == nil
+}
+
+// put writes the segment at addr: write fills a temporary directory and
+// returns what the unit file says of the unit; then everything is synced
+// and the directory renamed into place, so a segment is either whole or
+// absent, however the build stops. A segment already there (the same
+// inputs, so the same content) is kept.
+func (s *state) put(addr string, write func(dir string) (meta any, err error)) (err error) {
+	tmp, err := os.MkdirTemp(filepath.Join(s.dir, segmentsDir), tmpPrefix+addr[:8]+"-")
+	if err != nil {
+		return fmt.Errorf("write segment %s: %w", addr, err)
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, os.RemoveAll(tmp))
+		}
+	}()
+	meta, err := write(tmp)
+	if err != nil {
+		return err
+	}
+	if err := writeFileSync(filepath.Join(tmp, unitFile), meta); err != nil {
+		return fmt.Errorf("write segment %s: %w", addr, err)
+	}
+	if err := syncPath(tmp); err != nil {
+		return fmt.Errorf("write segment %s: %w", addr, err)
+	}
+	final := s.segment(addr)
+	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+		return fmt.Errorf("write segment %s: %w", addr, err)
+	}
+	if s.has(addr) {
+		return os.RemoveAll(tmp)
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		return fmt.Errorf("write segment %s: %w", addr, err)
+	}
+	return syncPath(filepath.Dir(final))
+}
+
+// meta reads the unit file of the segment at addr into v.
+func (s *state) meta(addr string, v any) error {
+	b, err := os.ReadFile(filepath.Join(s.segment(addr), unitFile))
+	if err != nil {
+		return fmt.Errorf("read segment %s: %w", addr, err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("read segment %s: %s: %w", addr, unitFile, err)
+	}
+	return nil
+}
+
+// writeFileSync writes v as JSON to path through a temporary file renamed
+// into place, synced.
+func writeFileSync(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), tmpPrefix+"*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(b, '\n'))
+	err = errors.Join(err, f.Sync(), f.Close())
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		return errors.Join(err, os.Remove(f.Name()))
+	}
+	return nil
+}
+
+func syncPath(p string) error {
+	d, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	return errors.Join(d.Sync(), d.Close())
+}
+
+var (
+	codeOnce    sync.Once
+	codeDigest  string
+	codeDigestE error
+)
+
+// executableDigest returns the SHA-256 of the running program, the code
+// part of every unit's address: a kgforge built from other code (a new
+// reader, chunker, grounding rule) redoes every unit rather than trust
+// segments it did not make. The LLM caches still spare it the model calls.
+func executableDigest() (string, error) {
+	codeOnce.Do(func() {
+		codeDigest, codeDigestE = hashExecutable()
+	})
+	return codeDigest, codeDigestE
+}
+
+func hashExecutable() (_ string, err error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("digest of the running program: %w", err)
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return "", fmt.Errorf("digest of the running program: %w", err)
+	}
+	defer func() { err = errors.Join(err, f.Close()) }()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("digest of the running program %s: %w", exe, err)
+	}
+	d := hex.EncodeToString(h.Sum(nil))
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		d = bi.GoVersion + "-" + d
+	}
+	return d, nil
+}
+
+// dirEntries lists the names in dir; a missing dir is empty.
+func dirEntries(dir string) ([]fs.DirEntry, error) {
+	es, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return es, err
+}
