@@ -1,0 +1,325 @@
+package stages
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"kgforge/bundle"
+	"kgforge/consolidate"
+	"kgforge/extract"
+	"kgforge/ingest"
+	"kgforge/internal/duck"
+	"kgforge/kg"
+	"kgforge/pipelines"
+)
+
+// build is one run of a pipeline: what Run opened, planned and produced.
+// Its fields are set by open, and then read by the steps.
+type build struct {
+	rn     *Runner
+	p      *pipelines.Pipeline
+	log    *slog.Logger
+	now    func() time.Time
+	rep    *Report
+	outDir string
+	code   string // the code part of every unit's address
+
+	lock      *outputLock
+	st        *state
+	index     *fileIndex
+	root      *os.Root
+	rootDir   string
+	found     []ingest.Found
+	bySource  map[string]pipelines.Source
+	limits    ingest.Limits
+	overrides *consolidate.Overrides
+	digests   *modelDigests
+	exOpts    extract.Options
+	checked   *extract.Extractor // built without the model's digest: prompt and schema checked at start
+	ex        *lazyExtractor
+	w         *bundle.Writer
+	db        *sql.DB
+	committed bool
+
+	mu            sync.Mutex        // guards rep.Plan while units run
+	segments      []string          // the segments the bundle is made of
+	sourceDigests map[string]string // each source's digest (URI to SHA-256; empty when unreadable)
+	prev          map[string]string // the same of the build latest pointed at; nil when none
+}
+
+// newBuild starts the report of a run of p.
+func (rn *Runner) newBuild(p *pipelines.Pipeline) *build {
+	b := &build{rn: rn, p: p, log: rn.Log, now: time.Now}
+	if b.log == nil {
+		b.log = slog.New(slog.DiscardHandler)
+	}
+	if rn.Now != nil {
+		b.now = rn.Now
+	}
+	b.rep = &Report{
+		BuildID: NewBuildID(b.now()), Pipeline: p.Name, Started: b.now(), Stages: map[string]StageReport{}, Rejected: []Reject{},
+		Plan: &Plan{Units: map[string]*UnitCounts{"source": {}, "extract": {}}},
+	}
+	b.outDir = cmpOr(rn.OutDir, p.Resolve(p.Output))
+	return b
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// count updates the plan's counts; units call it from several goroutines.
+func (b *build) count(fn func(*Plan)) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	fn(b.rep.Plan)
+}
+
+// open takes the output lock, opens the state directory, checks the
+// options (a bad prompt, schema or overrides file fails at start), lists
+// the sources and starts the bundle.
+func (b *build) open(ctx context.Context) (err error) {
+	p := b.p
+	b.log.Info("build started", "pipeline", p.Name, "build_id", b.rep.BuildID)
+	if b.lock, err = lockOutput(b.outDir, newHolder(b.rep.BuildID, b.rep.Started)); err != nil {
+		return err
+	}
+	if h := b.lock.Stale; h != nil {
+		b.log.Warn("took over the lock of a build that stopped without releasing it", "out", b.outDir,
+			"holder_build_id", h.BuildID, "holder_host", h.Host, "holder_pid", h.PID, "holder_started", h.Started)
+		b.rep.warn("build", b.outDir, fmt.Sprintf("took over the lock left by %s, which stopped without releasing it", h))
+	}
+	if b.code = b.rn.CodeVersion; b.code == "" {
+		if b.code, err = executableDigest(); err != nil {
+			return err
+		}
+	}
+	if b.st, err = openState(b.outDir); err != nil {
+		return err
+	}
+	b.index = b.st.loadIndex()
+	if id, err := os.Readlink(filepath.Join(b.outDir, bundle.LatestLink)); err == nil {
+		r, ok, err := b.st.readRecord(id)
+		if err != nil {
+			return err
+		}
+		if ok {
+			b.prev = r.Sources
+		}
+	}
+	if p.Resolution.Overrides != "" {
+		if b.overrides, err = consolidate.LoadOverrides(p.Resolve(p.Resolution.Overrides)); err != nil {
+			return err
+		}
+	}
+	if err := b.openExtract(); err != nil {
+		return err
+	}
+	if err := b.listSources(); err != nil {
+		return err
+	}
+	return b.openBundle(ctx)
+}
+
+// openExtract checks the extraction options and prepares the extractor,
+// which asks the server for the chat model only when a chunk needs it
+// (models.go).
+func (b *build) openExtract() error {
+	p := b.p
+	cache, err := OpenDiskCache(filepath.Join(b.rn.CacheDir, "extract"))
+	if err != nil {
+		return err
+	}
+	b.digests = &modelDigests{client: b.rn.LLM, want: []string{p.LLM.ChatModel}}
+	if p.Resolution.EmbeddingsOn() {
+		b.digests.want = append(b.digests.want, p.LLM.EmbedModel)
+	}
+	b.exOpts = extract.Options{
+		Model: p.LLM.ChatModel, MaxCtx: p.LLM.MaxContext, NumPredict: p.LLM.MaxOutput,
+		Prompt: p.Extract.Prompt, Schema: extractSchema(p.Extract.Schema),
+		Evidence: extract.EvidenceMode(p.Extract.Evidence), Gleanings: p.Extract.Gleanings,
+	}
+	if b.checked, err = extract.New(b.rn.LLM, cache, b.exOpts); err != nil {
+		return err
+	}
+	b.ex = &lazyExtractor{client: b.rn.LLM, cache: cache, opts: b.exOpts, digests: b.digests}
+	return nil
+}
+
+// listSources finds the sources the pipeline names, in plan order.
+func (b *build) listSources() (err error) {
+	p := b.p
+	b.rootDir = p.Resolve(p.Root)
+	if b.root, err = os.OpenRoot(b.rootDir); err != nil {
+		return fmt.Errorf("open pipeline root %s: %w", b.rootDir, err)
+	}
+	// What builds write is never a source, wherever it lies.
+	written := []string{b.outDir, p.Resolve(p.Output), b.rn.CacheDir}
+	b.bySource = map[string]pipelines.Source{}
+	for _, s := range p.Sources {
+		b.bySource[s.Name] = s
+		if s.Kind == string(kg.KindPostgres) {
+			b.found = append(b.found, ingest.Found{Rel: "postgres:" + s.Name, Kind: kg.KindPostgres, Forced: true, Source: s.Name})
+			continue
+		}
+		f, err := ingest.Discover(b.root, s.Paths, kg.SourceKind(s.Kind), written...)
+		if err != nil {
+			return fmt.Errorf("pipeline %s: source %s: %w", p.Name, s.Name, err)
+		}
+		for i := range f {
+			f[i].Source = s.Name
+		}
+		b.found = append(b.found, f...)
+	}
+	b.found = dedupe(b.found)
+	b.limits = ingestLimits(p.Limits)
+	return nil
+}
+
+// openBundle starts the bundle and its data file.
+func (b *build) openBundle(ctx context.Context) (err error) {
+	if b.w, err = bundle.Create(b.outDir, b.rep.BuildID); err != nil {
+		return err
+	}
+	for _, name := range b.w.Stale {
+		b.log.Info("removed what a crashed build left", "dir", filepath.Join(b.outDir, name))
+	}
+	if b.w.StaleErr != nil {
+		b.rep.warn("bundle", b.outDir, b.w.StaleErr.Error())
+	}
+	b.db, err = b.w.Data(ctx, b.duckSettings())
+	return err
+}
+
+func (b *build) duckSettings() duck.Settings {
+	return duck.Settings{Threads: b.p.DuckDB.Threads, MemoryLimit: b.p.DuckDB.MemoryLimit}
+}
+
+// close releases what open took: an uncommitted bundle is removed, the
+// file index saved (what this build read is not read again), the lock
+// released last.
+func (b *build) close() error {
+	var errs []error
+	if b.w != nil && !b.committed {
+		if err := b.w.Abort(); err != nil {
+			b.log.Error("abort bundle", "err", err)
+		}
+	}
+	if b.index != nil {
+		keep := map[string]bool{}
+		for _, f := range b.found {
+			keep[f.Rel] = true
+		}
+		errs = append(errs, b.index.save(keep))
+	}
+	if b.root != nil {
+		errs = append(errs, b.root.Close())
+	}
+	if b.lock != nil {
+		errs = append(errs, b.lock.release())
+	}
+	return errors.Join(errs...)
+}
+
+// assembled is everything the global steps need, read back from the
+// segments in plan order. This is where a build still holds its whole
+// corpus in memory: resolution compares every mention with every other.
+type assembled struct {
+	sources  []kg.Source
+	chunks   []kg.Chunk
+	tables   []kg.Table
+	triplets []kg.Triplet
+	entities []kg.Mention // grounded entities, also those in no triplet
+}
+
+// assemble reads the segments of the plan back, copies the tables into the
+// bundle's data file under their final names, and records every rejection
+// in plan order, whether the unit ran now or before.
+func (b *build) assemble(ctx context.Context, units []sourceUnit) (assembled, error) {
+	var a assembled
+	taken := map[string]bool{}
+	b.sourceDigests = map[string]string{}
+	for i := range units {
+		u := &units[i]
+		b.sourceDigests[u.found.Rel] = u.meta.Source.SHA256
+		if u.addr != "" {
+			b.segments = append(b.segments, u.addr) // a rejection is kept too
+		}
+		if reason := cmpOr(u.reject, u.meta.Reject); reason != "" {
+			b.rep.reject("ingest", u.found.Rel, reason)
+			continue
+		}
+		a.sources = append(a.sources, u.meta.Source)
+		if u.meta.Source.Kind.IsTable() {
+			ts, err := b.copyTables(ctx, u, taken)
+			if err != nil {
+				return a, err
+			}
+			a.tables = append(a.tables, ts...)
+			continue
+		}
+		chunks, err := b.chunksOf(ctx, u)
+		if err != nil {
+			return a, err
+		}
+		a.chunks = append(a.chunks, chunks...)
+		for _, addr := range u.extract {
+			b.segments = append(b.segments, addr)
+			err := b.readExtract(ctx, addr, func(res extract.Result, m extractMeta) {
+				a.triplets = append(a.triplets, res.Triplets...)
+				a.entities = append(a.entities, res.Entities...)
+				for _, r := range m.Rejected {
+					b.rep.reject(r.Stage, r.Item, r.Reason)
+				}
+			})
+			if err != nil {
+				return a, err
+			}
+		}
+	}
+	if err := ingest.FindKeys(ctx, b.db, a.tables); err != nil {
+		return a, err
+	}
+	slices.SortFunc(a.triplets, func(x, y kg.Triplet) int { return strings.Compare(x.ID, y.ID) })
+	b.log.Info("extraction done", "chunks", len(a.chunks), "triplets", len(a.triplets), "entities", len(a.entities))
+	return a, nil
+}
+
+// copyTables copies a table source's tables from its segment into the
+// bundle's data file, each under the name it wanted made unique among the
+// build's tables (taken).
+func (b *build) copyTables(ctx context.Context, u *sourceUnit, taken map[string]bool) (_ []kg.Table, err error) {
+	if len(u.meta.Tables) == 0 {
+		return nil, nil
+	}
+	at, err := duck.AttachReadOnly(ctx, b.db, filepath.Join(b.st.segment(u.addr), tablesFile))
+	if err != nil {
+		return nil, fmt.Errorf("source %s: %w", u.found.Rel, err)
+	}
+	defer func() { err = errors.Join(err, at.Close()) }()
+	out := make([]kg.Table, 0, len(u.meta.Tables))
+	for _, t := range u.meta.Tables {
+		final := ingest.UniqueName(taken, ingest.TableName(u.meta.Wants[t.Name]))
+		if _, err := at.CopyTable(ctx, final, duck.TableRef{Schema: "main", Name: t.Name}); err != nil {
+			return nil, fmt.Errorf("source %s: %w", u.found.Rel, err)
+		}
+		t.Name = final
+		for _, w := range t.Warnings {
+			b.rep.warn("ingest", u.found.Rel, fmt.Sprintf("table %s: %s", t.Name, w))
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}

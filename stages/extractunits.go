@@ -1,0 +1,132 @@
+package stages
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+
+	"kgforge/bundle"
+	"kgforge/extract"
+	"kgforge/kg"
+)
+
+// Segment files of an extract unit.
+const (
+	tripletsFile = "triplets.parquet"
+	entitiesFile = "entities.parquet"
+)
+
+// extractMeta is the unit file of an extract unit's segment.
+type extractMeta struct {
+	Chunks []string `json:"chunks"`
+	// Rejected are the chunks rejected alone (unparsable replies, too
+	// long), kept so that an unchanged chunk is not sent again.
+	Rejected []Reject `json:"rejected"`
+}
+
+func hasSentence(c kg.Chunk) bool { return len(extract.Sentences(c.Text)) > 0 }
+
+// extractAddress is the content address of an extract unit: its chunks
+// (whose ids hash their source and text), the extraction options, the
+// prompt's version, the chat model's digest (asked of the server only
+// when a chunk of the unit has something to ask) and the code.
+func (b *build) extractAddress(ctx context.Context, bm batchMeta) (string, error) {
+	opts := b.exOpts
+	if bm.Ask {
+		d, err := b.digests.get(ctx, opts.Model)
+		if err != nil {
+			return "", fmt.Errorf("extract: chat model %s: %w", opts.Model, err)
+		}
+		opts.ModelDigest = d
+	}
+	return address("extract", bm.Chunks, opts, b.checked.PromptVersion(), b.code), nil
+}
+
+// batch is an extract unit running now: its chunks go to the extract
+// workers one by one, and the worker that finishes the last one writes the
+// unit's segment.
+type batch struct {
+	addr    string
+	chunks  []kg.Chunk
+	mu      sync.Mutex
+	results []extract.Result
+	rejects []*Reject
+	left    int
+}
+
+// chunkJob is one chunk of a batch, for an extract worker.
+type chunkJob struct {
+	b *batch
+	i int
+}
+
+// done records what extraction gave the job's chunk and, for the last
+// chunk of its batch, stores the batch's segment.
+func (b *build) done(j chunkJob, res extract.Result, rej *Reject) error {
+	bt := j.b
+	bt.mu.Lock()
+	bt.results[j.i], bt.rejects[j.i] = res, rej
+	bt.left--
+	last := bt.left == 0
+	bt.mu.Unlock()
+	if !last {
+		return nil
+	}
+	return b.st.put(bt.addr, func(dir string) (any, error) {
+		m := extractMeta{Rejected: []Reject{}}
+		var ts []kg.Triplet
+		var es []kg.Mention
+		for i, c := range bt.chunks {
+			m.Chunks = append(m.Chunks, c.ID)
+			if r := bt.rejects[i]; r != nil {
+				m.Rejected = append(m.Rejected, *r)
+			}
+			ts = append(ts, bt.results[i].Triplets...)
+			es = append(es, bt.results[i].Entities...)
+		}
+		if err := bundle.WriteTriplets(filepath.Join(dir, tripletsFile), ts); err != nil {
+			return nil, err
+		}
+		return m, bundle.WriteMentions(filepath.Join(dir, entitiesFile), es)
+	})
+}
+
+// newBatch makes the running unit of the chunks bm names.
+func newBatch(addr string, bm batchMeta, byID map[string]kg.Chunk) (*batch, error) {
+	bt := &batch{addr: addr, left: len(bm.Chunks)}
+	for _, id := range bm.Chunks {
+		c, ok := byID[id]
+		if !ok {
+			return nil, fmt.Errorf("extract unit %s: chunk %s is not in its source's segment", addr, id)
+		}
+		bt.chunks = append(bt.chunks, c)
+	}
+	bt.results = make([]extract.Result, len(bt.chunks))
+	bt.rejects = make([]*Reject, len(bt.chunks))
+	return bt, nil
+}
+
+// readExtract reads an extract unit's segment back.
+func (b *build) readExtract(ctx context.Context, addr string, fn func(extract.Result, extractMeta)) error {
+	var m extractMeta
+	if err := b.st.meta(addr, &m); err != nil {
+		return err
+	}
+	var res extract.Result
+	dir := b.st.segment(addr)
+	if err := bundle.ReadTriplets(ctx, filepath.Join(dir, tripletsFile), func(t kg.Triplet) error {
+		res.Triplets = append(res.Triplets, t)
+		return nil
+	}); err != nil {
+		return fmt.Errorf("extract unit %s: %w", addr, err)
+	}
+	if err := bundle.ReadMentions(ctx, filepath.Join(dir, entitiesFile), func(e kg.Mention) error {
+		res.Entities = append(res.Entities, e)
+		return nil
+	}); err != nil {
+		return fmt.Errorf("extract unit %s: %w", addr, err)
+	}
+	fn(res, m)
+	return nil
+}

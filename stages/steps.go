@@ -1,0 +1,141 @@
+package stages
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"kgforge/bundle"
+	"kgforge/consolidate"
+	"kgforge/consolidate/resolve"
+)
+
+// consolidated is what the consolidate step made, with the models it used.
+type consolidated struct {
+	out      consolidate.Output
+	embedder *consolidate.ModelEmbedder
+	judge    *consolidate.LLMJudge
+}
+
+// consolidate resolves and links the whole graph: the global step, run on
+// every build from what the segments hold.
+func (b *build) consolidate(ctx context.Context, a assembled) (c consolidated, err error) {
+	p := b.p
+	start := time.Now()
+	in := consolidate.Input{
+		Sources: a.sources, Chunks: a.chunks, Triplets: a.triplets, Entities: a.entities, Tables: a.tables,
+		Resolve: resolve.Config{
+			High: p.Resolution.High, Low: p.Resolution.Low, ShortHigh: p.Resolution.ShortHigh,
+			MinClusterSim: p.Resolution.MinClusterSim, MaxClusterSize: p.Resolution.MaxClusterSize,
+			Compatible: p.Resolution.CompatibleTypes,
+		},
+		Overrides: b.overrides, FixedPredicates: p.Extract.Schema != nil,
+		Data: b.db, Link: linkConfig(p.Link),
+	}
+	// Only entities are embedded and judged: without any, neither model
+	// is asked for.
+	hasEntities := len(a.triplets) > 0 || len(a.entities) > 0
+	if p.Resolution.EmbeddingsOn() && hasEntities {
+		if c.embedder, err = b.rn.embedder(ctx, p, b.digests); err != nil {
+			return c, err
+		}
+		in.Embedder = c.embedder
+	}
+	if p.Resolution.LLMJudge && hasEntities {
+		if c.judge, err = b.rn.judge(ctx, p, b.digests); err != nil {
+			return c, err
+		}
+		in.Judge, in.MaxJudged = c.judge, p.Resolution.MaxJudged
+	}
+	if c.out, err = consolidate.Build(ctx, in); err != nil {
+		return c, err
+	}
+	b.rep.Resolution = &c.out.Resolution
+	b.rep.Link = c.out.Tables
+	warnUnknownTables(b.rep, p.Link, a.tables)
+	for _, o := range c.out.Resolution.UnmatchedOverrides {
+		b.rep.warn("consolidate", fmt.Sprintf("%s %s", o.Kind, strings.Join(o.Refs, " / ")), "override not applied: "+o.Reason)
+	}
+	if c.embedder != nil {
+		b.log.Info("entities resolved", "embedded", c.out.Resolution.Embedded, "embed_requests", c.embedder.Calls, "embed_cache_hits", c.embedder.Hits,
+			"merged", c.out.Resolution.Stats.Merged, "uncertain", c.out.Resolution.Stats.Uncertain)
+	}
+	b.rep.stage("consolidate", start, len(c.out.Graph.Nodes))
+	return c, nil
+}
+
+// commit writes the bundle, then the state directory's record of it.
+func (b *build) commit(a assembled, c consolidated) error {
+	p, graph := b.p, c.out.Graph
+	start := time.Now()
+	m := bundle.Manifest{
+		Created: b.now().UTC(), Pipeline: p.Name, PipelineSHA256: p.SHA256,
+		// The chat model's digest is empty when the build asked it nothing.
+		Models:  map[string]bundle.Model{"chat": {Name: p.LLM.ChatModel, Digest: b.digests.known(p.LLM.ChatModel)}},
+		Prompts: map[string]string{p.Extract.Prompt: b.checked.PromptVersion()},
+	}
+	if c.judge != nil {
+		m.Prompts["judge.tmpl"] = c.judge.PromptVersion()
+	}
+	contents := bundle.Contents{
+		Sources: a.sources, Chunks: a.chunks, Triplets: a.triplets, Tables: a.tables, Graph: graph,
+		MergeReport: consolidate.MergeReport(graph, c.out.Resolution),
+		LinkReport:  consolidate.LinkReport(graph, c.out.Tables),
+	}
+	if c.embedder != nil {
+		m.Models["embed"] = bundle.Model{Name: p.LLM.EmbedModel, Digest: c.embedder.Digest}
+		if len(c.out.EntityIDs) > 0 {
+			vs := bundle.VectorSet{Name: "entities", Model: p.LLM.EmbedModel, Dim: len(c.out.EntityVectors[0]), IDs: c.out.EntityIDs}
+			for _, v := range c.out.EntityVectors {
+				vs.Data = append(vs.Data, v...)
+			}
+			contents.Vectors = append(contents.Vectors, vs)
+		}
+	}
+	dir, err := b.w.Commit(contents, m)
+	if err != nil {
+		return err
+	}
+	b.committed = true
+	b.rep.stage("bundle", start, len(graph.Nodes)+len(graph.Edges))
+	b.rep.Bundle = dir
+	b.log.Info("bundle written", "dir", dir, "nodes", len(graph.Nodes), "edges", len(graph.Edges))
+	b.rep.Plan.compare(b.prev, b.sourceDigests)
+	return b.st.writeRecord(buildRecord{BuildID: b.rep.BuildID, Sources: b.sourceDigests, Segments: b.segments})
+}
+
+// loadGraph loads the committed bundle into Neo4j, when asked to.
+func (b *build) loadGraph(ctx context.Context) error {
+	if b.rn.Neo4j == nil {
+		return nil
+	}
+	start := time.Now()
+	st, err := loadNeo4j(ctx, *b.rn.Neo4j, b.rep.Bundle, b.log)
+	if err != nil {
+		return err
+	}
+	b.rep.Neo4j = &st
+	b.rep.stage("neo4j", start, st.Nodes+st.Relationships)
+	return nil
+}
+
+// finish fills the report's totals and writes it beside the bundles.
+func (b *build) finish(a assembled, c consolidated) (*Report, error) {
+	rep, graph := b.rep, c.out.Graph
+	rep.Sources, rep.Chunks, rep.Tables, rep.Triplets = len(a.sources), len(a.chunks), len(a.tables), len(a.triplets)
+	rep.Nodes, rep.Edges, rep.Merges = len(graph.Nodes), len(graph.Edges), len(graph.Merges)
+	rep.Extract = b.ex.Stats()
+	rep.LLM = b.rn.LLM.Usage()
+	rep.TokensPS = rep.LLM.TokensPerSecond()
+	if d := rep.Stages["extract"].Duration; d > 0 && rep.LLM.Calls > 0 {
+		rep.ServerBusy = rep.LLM.ServerDuration.Seconds() / (d.Seconds() * float64(b.p.LLM.Concurrency))
+	}
+	rep.Status = StatusOK
+	if len(rep.Rejected) > 0 {
+		rep.Status = StatusPartial
+	}
+	rep.Finished = b.now()
+	b.log.Info("build finished", "status", rep.Status, "build_id", rep.BuildID, "rejected", len(rep.Rejected))
+	return rep, writeReport(b.outDir, rep)
+}
