@@ -240,6 +240,9 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 	if err := b.loadGraph(ctx); err != nil {
 		return b.rep, err
 	}
+	if err := b.retain(); err != nil {
+		return b.rep, err
+	}
 	return b.finish(a, c)
 }
 

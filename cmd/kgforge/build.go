@@ -22,6 +22,7 @@ func buildCmd(g *globals) *cobra.Command {
 	var (
 		pipelinePath, outDir string
 		jsonReport           bool
+		keep                 int
 	)
 	cmd := &cobra.Command{
 		Use:   "build --pipeline FILE",
@@ -40,7 +41,10 @@ func buildCmd(g *globals) *cobra.Command {
 				return usageError(err)
 			}
 			defer client.Close()
-			rn := &stages.Runner{LLM: client, CacheDir: cacheDir(), OutDir: outDir, Log: g.log}
+			if keep < 0 {
+				return usageError(fmt.Errorf("--keep %d: keep at least one bundle, or 0 for all", keep))
+			}
+			rn := &stages.Runner{LLM: client, CacheDir: cacheDir(), OutDir: outDir, Log: g.log, Keep: keep}
 			if bar := newProgressBar(); bar != nil {
 				rn.Progress = bar
 				defer bar.finish()
@@ -79,6 +83,7 @@ func buildCmd(g *globals) *cobra.Command {
 	cmd.Flags().StringVarP(&pipelinePath, "pipeline", "p", "", "pipeline file (YAML)")
 	cmd.Flags().StringVarP(&outDir, "out", "o", "", "output directory for bundles (default: the pipeline's output)")
 	cmd.Flags().BoolVar(&jsonReport, "json", false, "print the run report as JSON on stdout")
+	cmd.Flags().IntVar(&keep, "keep", 0, "keep the newest N bundles, removing older ones and the state no kept bundle needs (0: keep all)")
 	return cmd
 }
 
@@ -89,6 +94,10 @@ func summary(r *stages.Report) string {
 	fmt.Fprintf(&w, "  bundle:    %s\n", r.Bundle)
 	fmt.Fprintf(&w, "  stages:    %s\n", stageSummary(r.Stages))
 	fmt.Fprintf(&w, "  sources:   %d (%d tables), %d chunks\n", r.Sources, r.Tables, r.Chunks)
+	if pl := r.Plan; pl != nil {
+		fmt.Fprintf(&w, "  plan:      %d added, %d changed, %d unchanged, %d removed; %d sources read; units run/reused: %s\n",
+			len(pl.Added), len(pl.Changed), len(pl.Unchanged), len(pl.Removed), pl.SourcesRead, unitSummary(pl.Units))
+	}
 	fmt.Fprintf(&w, "  llm:       %d calls, %d prompt + %d completion tokens, %.1f tokens/s, %d cache hits\n",
 		r.LLM.Calls, r.LLM.PromptTokens, r.LLM.CompletionTokens, r.TokensPS, r.Extract.CacheHits)
 	if r.Extract.Skipped > 0 {
@@ -105,6 +114,15 @@ func summary(r *stages.Report) string {
 		fmt.Fprintf(&w, "  rejected:  %s %s: %s\n", rj.Stage, rj.Item, rj.Reason)
 	}
 	return w.String()
+}
+
+// unitSummary renders the units run and reused by kind: "source 2/3, extract 4/10".
+func unitSummary(units map[string]*stages.UnitCounts) string {
+	parts := make([]string, 0, len(units))
+	for _, kind := range slices.Sorted(maps.Keys(units)) {
+		parts = append(parts, fmt.Sprintf("%s %d/%d", kind, units[kind].Run, units[kind].Reused))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // stageOrder is the order the stages run in, and what each one counts (one,
