@@ -104,6 +104,7 @@ func summary(r *stages.Report) string {
 		fmt.Fprintf(&w, "             %d chunks had no sentence to ask about (headings only)\n", r.Extract.Skipped)
 	}
 	fmt.Fprintf(&w, "  triplets:  %d kept, dropped %s\n", r.Triplets, countSummary(r.Extract.Dropped))
+	fmt.Fprintf(&w, "  entities:  %d kept, dropped %s\n", r.Extract.EntitiesKept, countSummary(r.Extract.EntitiesDropped))
 	fmt.Fprintf(&w, "  graph:     %d nodes, %d edges, %d merges\n", r.Nodes, r.Edges, r.Merges)
 	if r.Neo4j != nil {
 		fmt.Fprintf(&w, "  neo4j:     %d nodes, %d relationships loaded, %d stale removed\n", r.Neo4j.Nodes, r.Neo4j.Relationships, r.Neo4j.StaleRemoved)

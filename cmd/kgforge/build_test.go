@@ -95,7 +95,7 @@ func TestPrintSummary_ReadableStagesAndDrops(t *testing.T) {
 		Sources: 12, Tables: 2, Chunks: 40, Triplets: 55, Nodes: 300, Edges: 400, Merges: 7,
 		Extract: extract.Stats{CacheHits: 10, Dropped: map[string]int{
 			extract.DropDuplicate: 1, extract.DropEvidenceNotFound: 2, extract.DropSelfLoop: 1, extract.DropIncomplete: 0,
-		}},
+		}, EntitiesKept: 20, EntitiesDropped: map[string]int{extract.DropEntityIsClause: 3, extract.DropEntityFromExamples: 1}},
 	}
 	var buf bytes.Buffer
 	buf.WriteString(summary(r))
@@ -105,6 +105,7 @@ func TestPrintSummary_ReadableStagesAndDrops(t *testing.T) {
   sources:   12 (2 tables), 40 chunks
   llm:       0 calls, 0 prompt + 0 completion tokens, 0.0 tokens/s, 10 cache hits
   triplets:  55 kept, dropped 4 (evidence_not_found 2, duplicate_in_chunk 1, subject_is_object 1)
+  entities:  20 kept, dropped 4 (entity_is_clause 3, entity_from_examples 1)
   graph:     300 nodes, 400 edges, 7 merges
   neo4j:     not loaded (set NEO4J_URI)
 `
