@@ -3,7 +3,10 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"slices"
 	"strings"
 
 	"kgforge/bundle"
@@ -12,145 +15,205 @@ import (
 	"kgforge/prompts"
 )
 
-// Chatter is the part of llm.Client the agent needs.
-type Chatter interface {
+// LLM is the part of llm.Client the agent uses: chat for chat models,
+// raw completion for base models, and the model's metadata to choose
+// between them.
+type LLM interface {
 	Chat(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error)
+	Generate(ctx context.Context, req llm.GenerateRequest) (llm.ChatResponse, error)
+	Info(ctx context.Context, model string) (llm.ModelInfo, error)
 }
 
-// schemaFor returns the reply schema: one object per tool, so that cat can
-// only name a file that exists and a small model cannot invent one.
-func schemaFor(files []string) json.RawMessage {
-	call := func(tool string, arg map[string]any) map[string]any {
-		return map[string]any{"type": "object", "required": []string{"tool", "arg"}, "properties": map[string]any{
-			"tool": map[string]any{"type": "string", "enum": []string{tool}}, "arg": arg,
-		}}
-	}
-	s := map[string]any{"anyOf": []any{
-		call(ToolLs, map[string]any{"type": "string", "enum": []string{""}}),
-		call(ToolCat, map[string]any{"type": "string", "enum": files}),
-		call(ToolQuery, map[string]any{"type": "string", "maxLength": 600, "pattern": "^(SELECT|WITH) .+$"}),
-		call(ToolAnswer, map[string]any{"type": "string", "maxLength": 600}),
-	}}
-	b, _ := json.Marshal(s) // maps of strings and slices always marshal
-	return b
+// The action formats: how the model names its next tool call.
+const (
+	// FormatNative is Ollama's native tool calling, for models with the
+	// "tools" capability.
+	FormatNative = "native"
+	// FormatJSON is one JSON object {"tool": NAME, "args": {...}} per
+	// turn, constrained by a schema built from the tools' parameters, for
+	// chat models without tool calling.
+	FormatJSON = "json"
+	// FormatCompletion continues a few-shot log of calls and results
+	// through raw completion, for base models (no chat template).
+	FormatCompletion = "completion"
+)
+
+// ErrFormat is wrapped by the error of a format that does not exist or
+// that the model cannot use.
+var ErrFormat = errors.New("agent format")
+
+// Formats lists the action formats.
+var Formats = []string{FormatNative, FormatJSON, FormatCompletion}
+
+// DefaultBudget is the number of tool calls a question gets unless told.
+const DefaultBudget = 30
+
+// Options configure an Agent. The zero value works: the model's own
+// format, a budget of 30 tool calls, every tool, duck's sandbox limits.
+type Options struct {
+	Model  string
+	Budget int    // tool calls per question; 0 means DefaultBudget
+	Format string // one of Formats; "" chooses from the model's metadata (PickFormat)
+	// Tools restricts the loop to these tools (answer is always offered);
+	// nil offers every tool of the Toolbox.
+	Tools  []string
+	Limits duck.SandboxLimits // bound each query; the zero value takes duck's defaults
+	// Transcript receives one JSON line per event of every question
+	// (question, model turns with tokens, tool calls, answer); nil writes
+	// none.
+	Transcript io.Writer
+	NumCtx     int // context window sent with each call; 0 means 8192
 }
 
-// Step is one tool call and what it returned.
+// Step is one tool call and what came of it.
 type Step struct {
-	Tool   string `json:"tool"`
-	Arg    string `json:"arg"`
-	Result string `json:"result"`
+	Tool      string          `json:"tool"`
+	Args      json.RawMessage `json:"args"`
+	Result    string          `json:"result,omitempty"`
+	Error     string          `json:"error,omitempty"`      // the message the model got for a failed call
+	ErrorKind string          `json:"error_kind,omitempty"` // a Fail* kind; "" for a call that worked
+}
+
+// Tokens counts what the model read and wrote for one question.
+type Tokens struct {
+	Turns      int `json:"turns"`      // model calls
+	Prompt     int `json:"prompt"`     // prompt tokens summed over turns, as the server counted them
+	Completion int `json:"completion"` // completion tokens summed over turns
+	// UniqueInput counts each prompt token once: the first prompt in full,
+	// then per turn only what was added since the previous one, less the
+	// model's own previous reply (docs/agent.md, "Token counting").
+	UniqueInput int `json:"unique_input"`
 }
 
 // Answer is the outcome of one question.
 type Answer struct {
-	Text     string `json:"answer"`
-	Answered bool   `json:"answered"` // false when the step budget ran out first
-	Steps    []Step `json:"steps"`
+	Question   string     `json:"question"`
+	Text       string     `json:"answer"`
+	Citations  []Citation `json:"citations,omitempty"`
+	Confidence float64    `json:"confidence"`
+	// Answered is true when the model called answer; BudgetSpent when the
+	// tool calls ran out first.
+	Answered    bool   `json:"answered"`
+	BudgetSpent bool   `json:"budget_spent"`
+	Model       string `json:"model"`
+	Format      string `json:"format"`
+	Budget      int    `json:"budget"`
+	Steps       []Step `json:"steps"`
+	Tokens      Tokens `json:"tokens"`
+}
+
+// FailedCalls counts the steps that returned an error to the model.
+func (a Answer) FailedCalls() int {
+	n := 0
+	for _, s := range a.Steps {
+		if s.ErrorKind != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // Agent answers questions over one bundle. It is not safe for concurrent use.
 type Agent struct {
-	llm      Chatter
-	model    string
-	maxSteps int
-	b        *bundle.Bundle
-	tools    *Toolbox
-	prompt   *prompts.Prompt
+	llm    LLM
+	opts   Options
+	tools  *Toolbox
+	offer  []Tool // the tools the model is offered, answer included
+	prompt *prompts.Prompt
 }
 
-// New opens the bundle's SQL sandbox for an agent, with lim bounding each
-// query (the zero value takes duck's defaults). maxSteps bounds the tool
-// calls per question (0 means 8). Close releases the sandbox.
-func New(ctx context.Context, c Chatter, model string, b *bundle.Bundle, maxSteps int, lim duck.SandboxLimits) (*Agent, error) {
-	if maxSteps <= 0 {
-		maxSteps = 8
+// New opens the bundle's SQL sandbox for an agent and settles its action
+// format: opts.Format, or the one PickFormat chooses from the model's
+// metadata. Close releases the sandbox.
+func New(ctx context.Context, c LLM, b *bundle.Bundle, opts Options) (*Agent, error) {
+	if opts.Budget <= 0 {
+		opts.Budget = DefaultBudget
+	}
+	if opts.NumCtx <= 0 {
+		opts.NumCtx = 8192
+	}
+	info, err := c.Info(ctx, opts.Model)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Format, err = checkFormat(opts.Format, info); err != nil {
+		return nil, err
 	}
 	p, err := prompts.Load("agent.tmpl")
 	if err != nil {
 		return nil, err
 	}
-	tb, err := NewToolbox(ctx, b, lim)
+	tb, err := NewToolbox(ctx, b, opts.Limits)
 	if err != nil {
 		return nil, err
 	}
-	return &Agent{llm: c, model: model, maxSteps: maxSteps, b: b, tools: tb, prompt: p}, nil
+	offer, err := offered(tb, opts.Tools)
+	if err != nil {
+		return nil, errors.Join(err, tb.Close())
+	}
+	return &Agent{llm: c, opts: opts, tools: tb, offer: offer, prompt: p}, nil
 }
+
+// PickFormat is the action format for a model: completion for a base
+// model, native tool calls for a model with the "tools" capability, the
+// JSON action format for any other chat model.
+func PickFormat(info llm.ModelInfo) string {
+	switch {
+	case info.Base():
+		return FormatCompletion
+	case info.Can("tools"):
+		return FormatNative
+	default:
+		return FormatJSON
+	}
+}
+
+func checkFormat(f string, info llm.ModelInfo) (string, error) {
+	switch {
+	case f == "":
+		return PickFormat(info), nil
+	case !slices.Contains(Formats, f):
+		return "", fmt.Errorf("%w %q: give one of %s", ErrFormat, f, strings.Join(Formats, ", "))
+	case f == FormatNative && !info.Can("tools"):
+		return "", fmt.Errorf("%w native: model %s has no tool calling (capabilities: %s); use format json or completion",
+			ErrFormat, info.Name, strings.Join(info.Capabilities, ", "))
+	}
+	return f, nil
+}
+
+// offered returns the toolbox's tools named in names (all when nil), with
+// answer always among them.
+func offered(tb *Toolbox, names []string) ([]Tool, error) {
+	if names == nil {
+		return tb.Tools(), nil
+	}
+	var out []Tool
+	for _, t := range tb.Tools() {
+		if t.Name == ToolAnswer || slices.Contains(names, t.Name) {
+			out = append(out, t)
+		}
+	}
+	for _, n := range names {
+		if _, ok := tb.Tool(n); !ok {
+			return nil, fmt.Errorf("agent tool %q: no such tool (the tools are %s)", n, strings.Join(toolNames(tb.Tools()), ", "))
+		}
+	}
+	return out, nil
+}
+
+func toolNames(tools []Tool) []string {
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.Name
+	}
+	return names
+}
+
+// Format is the action format the agent uses.
+func (a *Agent) Format() string { return a.opts.Format }
+
+// Toolbox is the agent's toolbox.
+func (a *Agent) Toolbox() *Toolbox { return a.tools }
 
 // Close releases the sandbox.
 func (a *Agent) Close() error { return a.tools.Close() }
-
-// Ask runs the tool loop for one question.
-func (a *Agent) Ask(ctx context.Context, question string) (Answer, error) {
-	tables, err := a.b.Tables()
-	if err != nil {
-		return Answer{}, err
-	}
-	var names []string
-	for _, t := range tables {
-		cols := make([]string, len(t.Columns))
-		for i, c := range t.Columns {
-			cols[i] = c.Name
-		}
-		names = append(names, fmt.Sprintf("%s(%s)", t.Name, strings.Join(cols, ", ")))
-	}
-	system, err := a.prompt.Render(map[string]string{"Question": question, "Tables": strings.Join(names, "; ")})
-	if err != nil {
-		return Answer{}, err
-	}
-	// Every question starts with ls, so the model sees what there is.
-	listing := a.run(ctx, ToolLs, "")
-	ans := Answer{Steps: []Step{{Tool: ToolLs, Result: listing}}}
-	msgs := []llm.Message{
-		{Role: "system", Content: system},
-		{Role: "user", Content: question + "\n\nResult of ls:\n" + listing + "\n\nNext tool call, or answer."},
-	}
-	schema := schemaFor(a.b.Files())
-	temperature := 0.0
-	for range a.maxSteps - 1 {
-		resp, err := a.llm.Chat(ctx, llm.ChatRequest{Model: a.model, Messages: msgs, Schema: schema, NumPredict: 256, NumCtx: 8192, Temperature: temperature})
-		if err != nil {
-			return ans, fmt.Errorf("ask %q: %w", question, err)
-		}
-		var call struct{ Tool, Arg string }
-		if err := json.Unmarshal([]byte(resp.Content), &call); err != nil {
-			// A cut or malformed reply: say so, and sample a little next
-			// time so the model does not repeat it.
-			call.Tool, call.Arg = "invalid", resp.Content
-			temperature = 0.5
-		}
-		if call.Tool == ToolAnswer {
-			ans.Text, ans.Answered = call.Arg, true
-			ans.Steps = append(ans.Steps, Step{Tool: call.Tool, Arg: call.Arg})
-			return ans, nil
-		}
-		result := a.run(ctx, call.Tool, call.Arg)
-		ans.Steps = append(ans.Steps, Step{Tool: call.Tool, Arg: call.Arg, Result: result})
-		msgs = append(msgs,
-			llm.Message{Role: "assistant", Content: resp.Content},
-			llm.Message{Role: "user", Content: "Result of " + call.Tool + ":\n" + result + "\n\nNext tool call, or answer."})
-	}
-	ans.Text = "no answer within the budget of " + fmt.Sprint(a.maxSteps) + " tool calls"
-	return ans, nil
-}
-
-// run executes one tool call; failures are returned as text for the model.
-func (a *Agent) run(ctx context.Context, tool, arg string) string {
-	var args any
-	switch tool {
-	case ToolLs:
-		args = struct{}{}
-	case ToolCat:
-		args = map[string]string{"name": strings.TrimSpace(arg)}
-	case ToolQuery:
-		args = map[string]string{"sql": arg}
-	default:
-		return `error: reply with one JSON object {"tool": "ls"|"cat"|"query"|"answer", "arg": "..."}`
-	}
-	raw, _ := json.Marshal(args) // strings and empty structs always marshal
-	out, err := a.tools.Call(ctx, tool, raw)
-	if err != nil {
-		return "error: " + err.Error()
-	}
-	return out
-}

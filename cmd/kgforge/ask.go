@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"kgforge/agent"
-	"kgforge/internal/duck"
 	"kgforge/llm"
 
 	"github.com/spf13/cobra"
@@ -16,35 +17,45 @@ import (
 
 func askCmd(*globals) *cobra.Command {
 	var (
-		dir, model string
-		steps      int
-		asJSON     bool
-		lim        duck.SandboxLimits
+		dir, model, transcript string
+		opts                   agent.Options
+		asJSON                 bool
 	)
 	cmd := &cobra.Command{
 		Use:   `ask --bundle DIR "question"`,
-		Short: "Answer a question over a bundle with ls, cat and read-only SQL tools",
+		Short: "Answer a question over a bundle with the agent's generic tools, citing what the answer rests on",
 		Args:  usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			if err := checkAskFlags(opts); err != nil {
+				return usageError(err)
+			}
 			b, err := openBundle(dir)
 			if err != nil {
 				return err
 			}
 			defer func() { err = errors.Join(err, b.Close()) }()
-			if model == "" {
-				model = b.Manifest.Models["chat"].Name
+			if opts.Model = model; model == "" {
+				opts.Model = b.Manifest.Models["chat"].Name
 			}
 			client, err := llm.New(llm.Options{})
 			if err != nil {
 				return usageError(err)
 			}
 			defer client.Close()
-			if _, err := client.ModelDigests(cmd.Context(), model); err != nil {
+			if _, err := client.ModelDigests(cmd.Context(), opts.Model); err != nil {
 				return err
 			}
-			a, err := agent.New(cmd.Context(), client, model, b, steps, lim)
+			if transcript != "" {
+				f, err := os.OpenFile(transcript, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+				if err != nil {
+					return usageError(fmt.Errorf("--transcript: %w", err))
+				}
+				defer func() { err = errors.Join(err, f.Close()) }()
+				opts.Transcript = f
+			}
+			a, err := agent.New(cmd.Context(), client, b, opts)
 			if err != nil {
-				return sandboxError(err)
+				return askError(err)
 			}
 			defer func() { err = errors.Join(err, a.Close()) }()
 			ans, err := a.Ask(cmd.Context(), strings.Join(args, " "))
@@ -56,23 +67,80 @@ func askCmd(*globals) *cobra.Command {
 				enc.SetIndent("", "  ")
 				return enc.Encode(ans)
 			}
-			for i, s := range ans.Steps {
-				if s.Tool == agent.ToolAnswer {
-					continue
-				}
-				fmt.Printf("[%d] %s %s\n", i+1, s.Tool, s.Arg)
-				for _, line := range strings.Split(s.Result, "\n") {
-					fmt.Printf("    %s\n", line)
-				}
-			}
-			fmt.Printf("answer: %s\n", ans.Text)
+			printAnswer(os.Stdout, ans)
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&dir, "bundle", "b", "", "bundle directory, or an output directory with a latest link")
-	cmd.Flags().StringVar(&model, "model", "", "chat model (default: the bundle's)")
-	cmd.Flags().IntVar(&steps, "max-steps", 8, "most tool calls per question")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the answer and the tool calls as JSON")
-	sandboxFlags(cmd, &lim)
+	f := cmd.Flags()
+	f.StringVarP(&dir, "bundle", "b", "", "bundle directory, or an output directory with a latest link")
+	f.StringVar(&model, "model", "", "Ollama model (default: the bundle's chat model)")
+	f.IntVar(&opts.Budget, "budget", agent.DefaultBudget, "most tool calls per question (a warning at 80%)")
+	f.IntVar(&opts.Budget, "max-steps", agent.DefaultBudget, "most tool calls per question")
+	_ = f.MarkDeprecated("max-steps", "use --budget")
+	f.StringVar(&opts.Format, "format", "", "action format: native (tool calling), json (one JSON action per turn) or completion (few-shot, base models); default: chosen from the model")
+	f.StringVar(&transcript, "transcript", "", "append the run to FILE as JSON lines (question, model turns with tokens, tool calls, answer)")
+	f.BoolVar(&asJSON, "json", false, "print the answer, citations, tool calls and tokens as JSON")
+	sandboxFlags(cmd, &opts.Limits)
 	return cmd
+}
+
+func checkAskFlags(opts agent.Options) error {
+	if opts.Format != "" && !slices.Contains(agent.Formats, opts.Format) {
+		return fmt.Errorf("--format %q: give one of %s", opts.Format, strings.Join(agent.Formats, ", "))
+	}
+	if opts.Budget < 1 {
+		return fmt.Errorf("--budget %d: give at least 1 tool call", opts.Budget)
+	}
+	return nil
+}
+
+// askError maps a bad --format to a usage error and sandbox failures to
+// their hints.
+func askError(err error) error {
+	if errors.Is(err, agent.ErrFormat) {
+		return usageError(err)
+	}
+	return sandboxError(err)
+}
+
+// printAnswer prints the tool calls, one line each with the first lines of
+// their results, then the answer and its citations.
+func printAnswer(w io.Writer, ans agent.Answer) {
+	for i, s := range ans.Steps {
+		if s.Tool == agent.ToolAnswer && s.ErrorKind == "" {
+			continue
+		}
+		fmt.Fprintf(w, "[%d] %s %s\n", i+1, s.Tool, s.Args)
+		out := s.Result
+		if s.ErrorKind != "" {
+			out = "error (" + s.ErrorKind + "): " + s.Error
+		}
+		lines := strings.Split(out, "\n")
+		if len(lines) > 8 {
+			lines = append(lines[:8], fmt.Sprintf("… (%d more lines; --json shows all)", len(lines)-8))
+		}
+		for _, line := range lines {
+			fmt.Fprintf(w, "    %s\n", line)
+		}
+	}
+	fmt.Fprintf(w, "answer: %s\n", ans.Text)
+	for _, c := range ans.Citations {
+		fmt.Fprintf(w, "  cites %s\n", citation(c))
+	}
+	fmt.Fprintf(w, "%d tool calls (%d failed) of %d, format %s, confidence %.2f, %d unique input tokens\n",
+		len(ans.Steps), ans.FailedCalls(), ans.Budget, ans.Format, ans.Confidence, ans.Tokens.UniqueInput)
+}
+
+func citation(c agent.Citation) string {
+	s := c.Kind + " " + c.ID
+	if c.Table != "" {
+		s += " in " + c.Table
+	}
+	if c.Source != "" {
+		s += " from " + c.Source
+	}
+	if c.Span != nil {
+		s += fmt.Sprintf(" [%d:%d]", c.Span.Start, c.Span.End)
+	}
+	return s
 }

@@ -1,0 +1,206 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"kgforge/llm"
+)
+
+// action is one tool call the model asked for, or a reply that could not
+// be read as one (err set, kind malformed).
+type action struct {
+	tool   string
+	args   json.RawMessage
+	err    *CallError
+	native bool // a native tool call: its result goes back as a tool message
+}
+
+// turn is one model call: the reply and the calls read from it.
+type turn struct {
+	resp    llm.ChatResponse
+	actions []action
+}
+
+// format drives one question's conversation in one action format: next
+// asks the model for its next turn, observe gives it the text of one
+// call's result.
+type format interface {
+	next(ctx context.Context, temperature float64) (turn, error)
+	observe(act action, text string)
+}
+
+// run is the state of one question.
+type run struct {
+	a           *Agent
+	f           format
+	ans         Answer
+	tr          *transcript
+	lastPrompt  int // the previous turn's prompt and completion tokens
+	lastReply   int
+	temperature float64
+}
+
+// Ask runs the tool loop for one question: the model calls tools until it
+// calls answer or the budget of tool calls is spent. A failed call (an
+// unknown tool, malformed arguments, a refused query, a reply that is not
+// a call) counts against the budget and comes back to the model as a short
+// message that says how to call right. The error is only for what stops
+// the loop itself: a model call that failed, a cancelled context, a
+// transcript that could not be written.
+func (a *Agent) Ask(ctx context.Context, question string) (Answer, error) {
+	r := &run{a: a, tr: newTranscript(a.opts.Transcript), ans: Answer{
+		Question: question, Model: a.opts.Model, Format: a.opts.Format, Budget: a.opts.Budget, Steps: []Step{},
+	}}
+	f, err := a.newFormat(question)
+	if err != nil {
+		return r.ans, err
+	}
+	r.f = f
+	r.tr.emit(questionEvent{Event: "question", Question: question, Model: a.opts.Model, Format: a.opts.Format, Budget: a.opts.Budget, Tools: toolNames(a.offer)})
+	done, err := r.loop(ctx)
+	if err != nil {
+		return r.ans, fmt.Errorf("ask %q: %w", question, err)
+	}
+	if !done {
+		r.ans.BudgetSpent = true
+		r.ans.Text = fmt.Sprintf("no answer within the budget of %d tool calls", a.opts.Budget)
+	}
+	r.tr.emit(newAnswerEvent(r.ans))
+	if r.tr.err != nil {
+		return r.ans, fmt.Errorf("ask %q: write transcript: %w", question, r.tr.err)
+	}
+	return r.ans, nil
+}
+
+// loop asks for turns until an answer (true) or the budget is spent.
+func (r *run) loop(ctx context.Context) (bool, error) {
+	for len(r.ans.Steps) < r.a.opts.Budget {
+		t, err := r.f.next(ctx, r.temperature)
+		if err != nil {
+			return false, err
+		}
+		r.count(t)
+		r.temperature = 0
+		for _, act := range t.actions {
+			if len(r.ans.Steps) == r.a.opts.Budget {
+				break
+			}
+			done, err := r.do(ctx, act)
+			if done || err != nil {
+				return done, err
+			}
+		}
+	}
+	return false, nil
+}
+
+// count adds one turn's tokens and writes its transcript line.
+func (r *run) count(t turn) {
+	k := &r.ans.Tokens
+	fresh := t.resp.PromptTokens
+	if k.Turns > 0 {
+		fresh = max(0, t.resp.PromptTokens-r.lastPrompt-r.lastReply)
+	}
+	k.Turns++
+	k.Prompt += t.resp.PromptTokens
+	k.Completion += t.resp.CompletionTokens
+	k.UniqueInput += fresh
+	r.lastPrompt, r.lastReply = t.resp.PromptTokens, t.resp.CompletionTokens
+	r.tr.emit(turnEvent{
+		Event: "turn", Turn: k.Turns, PromptTokens: t.resp.PromptTokens, CompletionTokens: t.resp.CompletionTokens,
+		NewInputTokens: fresh, DoneReason: t.resp.DoneReason, Reply: t.resp.Content, ToolCalls: t.resp.ToolCalls,
+	})
+}
+
+// do runs one call and gives its result to the model; true when it was
+// the answer.
+func (r *run) do(ctx context.Context, act action) (bool, error) {
+	step := Step{Tool: act.tool, Args: act.args}
+	if step.Args == nil {
+		step.Args = json.RawMessage("{}")
+	}
+	out, ce, err := r.call(ctx, act)
+	if err != nil {
+		return false, err
+	}
+	if ce == nil && act.tool == ToolAnswer {
+		var aa AnswerArgs
+		_ = json.Unmarshal(act.args, &aa) // the toolbox decoded it already
+		r.ans.Text, r.ans.Citations, r.ans.Confidence, r.ans.Answered = aa.Answer, aa.Citations, aa.Confidence, true
+		r.record(step)
+		return true, nil
+	}
+	text := out
+	if ce != nil {
+		step.Error, step.ErrorKind = ce.Error(), ce.Kind
+		text = "error: " + ce.Error()
+		r.temperature = 0.5 // so that a small model does not repeat the same call
+	} else {
+		step.Result = out
+	}
+	r.record(step)
+	r.f.observe(act, delimit(act.tool, text)+r.budgetNote())
+	return false, nil
+}
+
+// call runs act through the toolbox, restricted to the offered tools. A
+// failure for the model comes back as a *CallError; err is any other.
+func (r *run) call(ctx context.Context, act action) (string, *CallError, error) {
+	if act.err != nil {
+		return "", act.err, nil
+	}
+	if !slices.ContainsFunc(r.a.offer, func(t Tool) bool { return t.Name == act.tool }) {
+		return "", &CallError{Tool: act.tool, Kind: FailUnknownTool, Msg: fmt.Sprintf("no tool %q", act.tool),
+			Hint: "the tools are " + strings.Join(toolNames(r.a.offer), ", ")}, nil
+	}
+	out, err := r.a.tools.Call(ctx, act.tool, act.args)
+	if ce := (*CallError)(nil); errors.As(err, &ce) {
+		return "", ce, nil
+	}
+	return out, nil, err
+}
+
+func (r *run) record(s Step) {
+	r.ans.Steps = append(r.ans.Steps, s)
+	r.tr.emit(callEvent{Event: "call", Call: len(r.ans.Steps), Step: s})
+}
+
+// budgetNote is the warning added after the call that uses 80 % of the
+// budget, and after the one that leaves one call.
+func (r *run) budgetNote() string {
+	used, budget := len(r.ans.Steps), r.a.opts.Budget
+	var note string
+	switch left := budget - used; {
+	case left == 1:
+		note = fmt.Sprintf("Budget: %d of %d tool calls used; one is left: call answer now with what you found.", used, budget)
+	case used == budget*4/5 && left > 1:
+		note = fmt.Sprintf("Budget: %d of %d tool calls used; %d are left: call answer soon.", used, budget, left)
+	default:
+		return ""
+	}
+	r.tr.emit(warningEvent{Event: "warning", Call: used, Text: note})
+	return "\n" + note
+}
+
+// resultTag matches the delimiters of a tool result in any case, so that
+// text from a document cannot close its result early and speak as the
+// loop.
+var resultTag = regexp.MustCompile(`(?i)<(/?)(result)`)
+
+// delimit wraps a tool's output in <result tool="NAME"> … </result>. Any
+// delimiter inside the output is defused (its < becomes &lt;).
+func delimit(tool, text string) string {
+	name := strings.Map(func(r rune) rune {
+		if r == '"' || r == '<' || r == '>' || r == '\n' {
+			return '_'
+		}
+		return r
+	}, tool)
+	return fmt.Sprintf("<result tool=\"%s\">\n%s\n</result>", name, resultTag.ReplaceAllString(text, "&lt;$1$2"))
+}

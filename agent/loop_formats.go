@@ -1,0 +1,206 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"kgforge/llm"
+)
+
+// Bounds on one reply, in tokens: a call with its arguments, or an answer
+// with citations.
+const replyTokens = 512
+
+// promptData is what the agent prompt's parts render.
+type promptData struct {
+	Tools    string // one line per offered tool: name, description, arguments
+	Budget   int
+	Format   string
+	Question string
+}
+
+func (a *Agent) newFormat(question string) (format, error) {
+	d := promptData{Tools: toolLines(a.offer), Budget: a.opts.Budget, Format: a.opts.Format, Question: question}
+	if a.opts.Format == FormatCompletion {
+		prefix, err := a.prompt.RenderPart("completion", d)
+		if err != nil {
+			return nil, err
+		}
+		return &completionFormat{a: a, schema: actionSchema(a.offer), log: prefix}, nil
+	}
+	system, err := a.prompt.RenderPart("system", d)
+	if err != nil {
+		return nil, err
+	}
+	msgs := []llm.Message{{Role: "system", Content: system}, {Role: "user", Content: "Question: " + question}}
+	if a.opts.Format == FormatNative {
+		return &nativeFormat{a: a, msgs: msgs, specs: toolSpecs(a.offer)}, nil
+	}
+	return &jsonFormat{a: a, msgs: msgs, schema: actionSchema(a.offer)}, nil
+}
+
+// toolLines lists the tools for a prompt: name, description, and the
+// arguments' schema.
+func toolLines(tools []Tool) string {
+	var b strings.Builder
+	for _, t := range tools {
+		fmt.Fprintf(&b, "- %s: %s Arguments: %s\n", t.Name, t.Description, compact(t.Params))
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// oneLine is a reply as one line of the log: compacted JSON, or the text
+// with its line breaks made spaces.
+func oneLine(reply string) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(reply)); err == nil {
+		return b.String()
+	}
+	return strings.Join(strings.Fields(reply), " ")
+}
+
+func compact(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+func toolSpecs(tools []Tool) []llm.ToolSpec {
+	specs := make([]llm.ToolSpec, len(tools))
+	for i, t := range tools {
+		specs[i] = llm.ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.Params}
+	}
+	return specs
+}
+
+// actionSchema is the schema of one call in the JSON and completion
+// formats: {"tool": NAME, "args": ARGS}, one branch per tool, each with
+// that tool's parameters, so the model can only name a tool that exists
+// and give it arguments of the right shape.
+func actionSchema(tools []Tool) json.RawMessage {
+	branches := make([]any, len(tools))
+	for i, t := range tools {
+		params := t.Params
+		if len(params) == 0 {
+			params = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		branches[i] = map[string]any{
+			"type": "object", "required": []string{"tool", "args"},
+			"properties": map[string]any{"tool": map[string]any{"type": "string", "enum": []string{t.Name}}, "args": params},
+		}
+	}
+	b, _ := json.Marshal(map[string]any{"anyOf": branches}) // maps, strings and raw JSON always marshal
+	return b
+}
+
+// parseAction reads one {"tool": NAME, "args": {...}} reply. A reply that
+// is not one becomes a malformed action that says how to reply.
+func parseAction(reply, doneReason string) action {
+	var c struct {
+		Tool string          `json:"tool"`
+		Args json.RawMessage `json:"args"`
+	}
+	err := json.Unmarshal([]byte(strings.TrimSpace(reply)), &c)
+	if err == nil && c.Tool != "" {
+		return action{tool: c.Tool, args: c.Args}
+	}
+	msg := "the reply is not one JSON object with a tool name"
+	switch {
+	case doneReason == "length":
+		msg = "the reply was cut at the output bound before it ended"
+	case err != nil:
+		msg += ": " + err.Error()
+	}
+	return action{tool: "(reply)", args: json.RawMessage("{}"), err: &CallError{
+		Kind: FailMalformed, Msg: msg, Hint: `reply with one JSON object {"tool": NAME, "args": {...}}, for example {"tool": "ls", "args": {}}`,
+	}}
+}
+
+// nativeFormat is Ollama's native tool calling.
+type nativeFormat struct {
+	a     *Agent
+	msgs  []llm.Message
+	specs []llm.ToolSpec
+}
+
+func (f *nativeFormat) next(ctx context.Context, temperature float64) (turn, error) {
+	resp, err := f.a.llm.Chat(ctx, llm.ChatRequest{
+		Model: f.a.opts.Model, Messages: f.msgs, Tools: f.specs, NumPredict: replyTokens, NumCtx: f.a.opts.NumCtx, Temperature: temperature,
+	})
+	if err != nil {
+		return turn{}, err
+	}
+	f.msgs = append(f.msgs, llm.Message{Role: "assistant", Content: resp.Content, ToolCalls: resp.ToolCalls})
+	t := turn{resp: resp}
+	for _, tc := range resp.ToolCalls {
+		t.actions = append(t.actions, action{tool: tc.Name, args: tc.Arguments, native: true})
+	}
+	if len(t.actions) == 0 {
+		t.actions = []action{{tool: "(reply)", args: json.RawMessage("{}"), err: &CallError{
+			Kind: FailMalformed, Msg: "the reply called no tool", Hint: "call one of the tools; give the final answer by calling answer",
+		}}}
+	}
+	return t, nil
+}
+
+func (f *nativeFormat) observe(act action, text string) {
+	if act.native {
+		f.msgs = append(f.msgs, llm.Message{Role: "tool", ToolName: act.tool, Content: text})
+		return
+	}
+	f.msgs = append(f.msgs, llm.Message{Role: "user", Content: text})
+}
+
+// jsonFormat is one JSON action per chat turn, constrained by a schema.
+type jsonFormat struct {
+	a      *Agent
+	msgs   []llm.Message
+	schema json.RawMessage
+}
+
+func (f *jsonFormat) next(ctx context.Context, temperature float64) (turn, error) {
+	resp, err := f.a.llm.Chat(ctx, llm.ChatRequest{
+		Model: f.a.opts.Model, Messages: f.msgs, Schema: f.schema, NumPredict: replyTokens, NumCtx: f.a.opts.NumCtx, Temperature: temperature,
+	})
+	if err != nil {
+		return turn{}, err
+	}
+	f.msgs = append(f.msgs, llm.Message{Role: "assistant", Content: resp.Content})
+	return turn{resp: resp, actions: []action{parseAction(resp.Content, resp.DoneReason)}}, nil
+}
+
+func (f *jsonFormat) observe(_ action, text string) {
+	f.msgs = append(f.msgs, llm.Message{Role: "user", Content: text})
+}
+
+// completionFormat continues a few-shot log of calls and results through
+// raw completion: the prompt part "completion" shows the tools and a few
+// logs over made-up datasets, then the question; each turn the model
+// writes the next call after "Call: ", constrained by the action schema.
+type completionFormat struct {
+	a      *Agent
+	schema json.RawMessage
+	log    string
+}
+
+func (f *completionFormat) next(ctx context.Context, temperature float64) (turn, error) {
+	f.log += "Call: "
+	resp, err := f.a.llm.Generate(ctx, llm.GenerateRequest{
+		Model: f.a.opts.Model, Prompt: f.log, Raw: true, Schema: f.schema, Stop: []string{"\nResult:", "\nCall:", "\nQuestion:"},
+		NumPredict: replyTokens, NumCtx: f.a.opts.NumCtx, Temperature: temperature,
+	})
+	if err != nil {
+		return turn{}, err
+	}
+	f.log += oneLine(resp.Content) + "\n"
+	return turn{resp: resp, actions: []action{parseAction(resp.Content, resp.DoneReason)}}, nil
+}
+
+func (f *completionFormat) observe(_ action, text string) {
+	f.log += "Result:\n" + text + "\n"
+}

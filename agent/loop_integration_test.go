@@ -1,0 +1,55 @@
+package agent
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"kgforge/llm"
+)
+
+// The real bundled model, in each format it can run, must get from the
+// question to an answer or to the end of the budget within the budget's
+// model calls, and every step must be one the loop knows. Quality is not
+// asserted: a 270M model answers badly.
+func TestAgentIntegration_RealModelRunsToAnAnswerOrTheBudget(t *testing.T) {
+	if os.Getenv("KGFORGE_INTEGRATION") == "" {
+		t.Skip("KGFORGE_INTEGRATION not set; run make test")
+	}
+	c, err := llm.New(llm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	const budget = 4
+	for _, format := range []string{FormatJSON, FormatCompletion} {
+		t.Run(format, func(t *testing.T) {
+			before := c.Usage().Calls
+			a, err := New(context.Background(), c, testBundle(t), Options{Model: llm.ChatModelForTests, Budget: budget, Format: format})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = a.Close() })
+			ans, err := a.Ask(context.Background(), "Which supplier makes frames?")
+			if err != nil {
+				t.Fatal(err)
+			}
+			calls := c.Usage().Calls - before
+			if ans.Answered == ans.BudgetSpent || len(ans.Steps) == 0 || len(ans.Steps) > budget || calls > budget || calls != int64(ans.Tokens.Turns) {
+				t.Fatalf("answered %v, budget spent %v, %d steps, %d model calls: %+v", ans.Answered, ans.BudgetSpent, len(ans.Steps), calls, ans)
+			}
+			for i, s := range ans.Steps {
+				if _, ok := a.Toolbox().Tool(s.Tool); !ok && s.ErrorKind == "" {
+					t.Errorf("step %d: tool %q ran without an error", i, s.Tool)
+				}
+				if s.ErrorKind == "" && s.Tool != ToolAnswer && s.Result == "" {
+					t.Errorf("step %d: %+v has neither result nor error", i, s)
+				}
+			}
+			if ans.Tokens.Prompt == 0 || ans.Tokens.UniqueInput == 0 || ans.Tokens.UniqueInput > ans.Tokens.Prompt {
+				t.Errorf("tokens %+v", ans.Tokens)
+			}
+			t.Logf("%s: answered=%v after %d calls (%d failed), tokens %+v: %q", format, ans.Answered, len(ans.Steps), ans.FailedCalls(), ans.Tokens, ans.Text)
+		})
+	}
+}
