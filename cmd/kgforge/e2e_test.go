@@ -17,6 +17,7 @@ import (
 
 	"kgforge/agent"
 	"kgforge/bundle"
+	"kgforge/extract"
 	"kgforge/ingest"
 	"kgforge/kg"
 	"kgforge/load"
@@ -71,6 +72,11 @@ func TestBuildE2EIntegration(t *testing.T) {
 	first := buildPipeline(ctx, t, pipeline, out)
 	if first.LLM.Calls == 0 {
 		t.Fatal("first build made no LLM calls")
+	}
+	// The model's triplets are each kept or dropped for a reason; a weak
+	// model may have every one dropped (docs/extraction.md).
+	if n := first.Extract.Kept + sumCounts(first.Extract.Dropped); n == 0 {
+		t.Fatal("the model gave no triplet to keep or drop")
 	}
 	b1, err := bundle.Open(first.Bundle)
 	if err != nil {
@@ -362,8 +368,8 @@ func checkBundle(t *testing.T, b *bundle.Bundle) map[string][]string {
 	if err := b.Triplets(ctx, func(x kg.Triplet) error { triplets = append(triplets, x); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if len(chunks) == 0 || len(triplets) == 0 {
-		t.Fatalf("bundle has %d chunks and %d triplets; want some of each", len(chunks), len(triplets))
+	if len(chunks) == 0 {
+		t.Fatal("bundle has no chunks")
 	}
 	for _, tr := range triplets {
 		c, ok := chunks[tr.ChunkID]
@@ -382,6 +388,9 @@ func checkBundle(t *testing.T, b *bundle.Bundle) map[string][]string {
 		}
 		if got := at(tr.Subject.Span); kg.NormalizeName(got) != kg.NormalizeName(tr.Subject.Surface) {
 			t.Errorf("triplet %s: subject %q, but its span holds %q", tr.ID, tr.Subject.Surface, got)
+		}
+		if reason := extract.CheckTriplet(tr.Subject.Surface, tr.Predicate, tr.Object.Surface, tr.Evidence); reason != "" {
+			t.Errorf("triplet %s (%q, %q, %q) kept, but it is %s", tr.ID, tr.Subject.Surface, tr.Predicate, tr.Object.Surface, reason)
 		}
 		ids["triplet"] = append(ids["triplet"], tr.ID)
 	}
@@ -445,4 +454,12 @@ func captureStdout(t *testing.T, fn func()) []byte {
 	fn()
 	_ = w.Close()
 	return <-done
+}
+
+func sumCounts(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
 }
