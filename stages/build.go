@@ -220,7 +220,7 @@ func (b *build) close() error {
 	if b.index != nil {
 		keep := map[string]bool{}
 		for _, f := range b.found {
-			keep[f.Rel] = true
+			keep[b.indexKey(f)] = true
 		}
 		errs = append(errs, b.index.save(keep))
 	}
@@ -249,6 +249,8 @@ type assembled struct {
 // in plan order, whether the unit ran now or before.
 func (b *build) assemble(ctx context.Context, units []sourceUnit) (assembled, error) {
 	var a assembled
+	start := time.Now()
+	defer func() { b.rep.stage("assemble", start, len(units)) }()
 	taken := map[string]bool{}
 	b.sourceDigests = map[string]string{}
 	for i := range units {

@@ -34,7 +34,7 @@ type fileEntry struct {
 type fileIndex struct {
 	path  string
 	mu    sync.Mutex
-	files map[string]fileEntry // by the source's URI
+	files map[string]fileEntry // by the file's absolute path
 }
 
 // loadIndex reads the file index; a missing or unreadable one is empty
@@ -49,11 +49,11 @@ func (s *state) loadIndex() *fileIndex {
 	return ix
 }
 
-// lookup returns the digest of the file at uri if the index vouches for it.
-func (ix *fileIndex) lookup(uri string, info fs.FileInfo) (string, bool) {
+// lookup returns the digest of the file at path if the index vouches for it.
+func (ix *fileIndex) lookup(path string, info fs.FileInfo) (string, bool) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	e, ok := ix.files[uri]
+	e, ok := ix.files[path]
 	mt := info.ModTime().UnixNano()
 	if !ok || e.Size != info.Size() || e.ModTime != mt || mt > e.Checked-int64(racyWindow) {
 		return "", false
@@ -61,21 +61,21 @@ func (ix *fileIndex) lookup(uri string, info fs.FileInfo) (string, bool) {
 	return e.SHA256, true
 }
 
-// record notes the digest of the file at uri, taken at checked, with the
+// record notes the digest of the file at path, taken at checked, with the
 // size and time it had when it was opened.
-func (ix *fileIndex) record(uri string, size int64, modified, checked time.Time, sha string) {
+func (ix *fileIndex) record(path string, size int64, modified, checked time.Time, sha string) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	ix.files[uri] = fileEntry{Size: size, ModTime: modified.UnixNano(), SHA256: sha, Checked: checked.UnixNano()}
+	ix.files[path] = fileEntry{Size: size, ModTime: modified.UnixNano(), SHA256: sha, Checked: checked.UnixNano()}
 }
 
 // save writes the index, keeping only the files in keep.
 func (ix *fileIndex) save(keep map[string]bool) error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	for uri := range ix.files {
-		if !keep[uri] {
-			delete(ix.files, uri)
+	for path := range ix.files {
+		if !keep[path] {
+			delete(ix.files, path)
 		}
 	}
 	if err := writeFileSync(ix.path, ix.files); err != nil {

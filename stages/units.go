@@ -86,7 +86,7 @@ func (b *build) readSource(ctx context.Context, f ingest.Found) (sourceUnit, err
 		return u, b.runTables(ctx, &u, "")
 	}
 	if info, err := b.root.Stat(f.Rel); err == nil {
-		if sha, ok := b.index.lookup(f.Rel, info); ok {
+		if sha, ok := b.index.lookup(b.indexKey(f), info); ok {
 			if addr := b.sourceAddress(f, sha); b.st.has(addr) {
 				u.addr, u.reused = addr, true
 				return u, b.st.meta(addr, &u.meta)
@@ -102,7 +102,7 @@ func (b *build) readSource(ctx context.Context, f ingest.Found) (sourceUnit, err
 		u.reject = err.Error()
 		return u, nil
 	}
-	b.index.record(f.Rel, o.Source.Bytes, o.Source.Modified, b.now(), o.Source.SHA256)
+	b.index.record(b.indexKey(f), o.Source.Bytes, o.Source.Modified, b.now(), o.Source.SHA256)
 	u.addr = b.sourceAddress(f, o.Source.SHA256)
 	if b.st.has(u.addr) {
 		u.reused = true
@@ -115,6 +115,12 @@ func (b *build) readSource(ctx context.Context, f ingest.Found) (sourceUnit, err
 		return u, b.runTables(ctx, &u, o.Path)
 	}
 	return u, b.runDocument(ctx, &u, o.Data)
+}
+
+// indexKey is a source file's key in the file index: its absolute path,
+// so that another root with the same relative paths is never vouched for.
+func (b *build) indexKey(f ingest.Found) string {
+	return filepath.Join(b.rootDir, filepath.FromSlash(f.Rel))
 }
 
 // runDocument reads and cuts one document and stores its segment.

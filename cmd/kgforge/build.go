@@ -131,6 +131,7 @@ func unitSummary(units map[string]*stages.UnitCounts) string {
 var stageOrder = []struct{ name, one, many string }{
 	{"ingest", "source", "sources"},
 	{"extract", "chunk", "chunks"},
+	{"assemble", "source", "sources"},
 	{"consolidate", "node", "nodes"},
 	{"bundle", "node or edge", "nodes and edges"},
 	{"neo4j", "node or relationship", "nodes and relationships"},
