@@ -38,6 +38,7 @@ var allowed = map[string][]string{
 	"bench/erq":      {"bench/quality", "consolidate/resolve", "kg", "llm"},
 	"bench/linkq":    {"bundle", "consolidate", "consolidate/resolve", "kg", "llm", "pipelines", "stages"},
 	"bench/synth":    {"kg"},
+	"bench/engine":   {"stages"},
 	"llm":            {},
 	"internal/duck":  {},
 	"kg":             {},
