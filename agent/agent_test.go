@@ -234,14 +234,15 @@ func TestAgentCompletionFormat_ContinuesTheFewShotLogRaw(t *testing.T) {
 	m := script(baseModel,
 		`{"tool":"ls","args":{}}`,
 		"{\"tool\": \"query\",\n \"args\": {\"sql\": \"SELECT name FROM suppliers\"}}",
-		`{"tool":"answer","args":{"answer":"Kestrel Alloys","citations":[{"kind":"row","table":"suppliers","id":"S001"}],"confidence":0.5}}`,
+		`{"tool":"answer","args":{"answer":"Kestrel Alloys","citations":[{"kind":"chunk","id":"c1"}],"confidence":0.5}}`,
 	)
 	a := newAgent(t, m, Options{})
 	ans, err := a.Ask(context.Background(), "Who makes frames?")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Format() != FormatCompletion || !ans.Answered || len(m.chats) != 0 || len(m.gens) != 3 {
+	if a.Format() != FormatCompletion || !ans.Answered || len(m.chats) != 0 || len(m.gens) != 3 ||
+		len(ans.Citations) != 1 || ans.Citations[0].Source != "docs/note.md" || ans.Citations[0].Span == nil {
 		t.Fatalf("format %s, %d chats, %d generates, answer %+v", a.Format(), len(m.chats), len(m.gens), ans)
 	}
 	last := m.gens[2]

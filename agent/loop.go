@@ -130,8 +130,12 @@ func (r *run) do(ctx context.Context, act action) (bool, error) {
 		return false, err
 	}
 	if ce == nil && act.tool == ToolAnswer {
+		// The answer tool returns the checked answer, its citations
+		// completed (a chunk's source and span); older ones echo nothing.
 		var aa AnswerArgs
-		_ = json.Unmarshal(act.args, &aa) // the toolbox decoded it already
+		if json.Unmarshal([]byte(out), &aa) != nil || aa.Answer == "" {
+			_ = json.Unmarshal(act.args, &aa) // the toolbox decoded it already
+		}
 		r.ans.Text, r.ans.Citations, r.ans.Confidence, r.ans.Answered = aa.Answer, aa.Citations, aa.Confidence, true
 		r.record(step)
 		return true, nil
