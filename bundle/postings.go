@@ -42,8 +42,8 @@ func Terms(text string) []string {
 		}
 		t := strings.ToLower(text[start:end])
 		start = -1
-		if utf8.RuneCountInString(t) < 2 && !unicode.IsDigit([]rune(t)[0]) {
-			return
+		if r, size := utf8.DecodeRuneInString(t); size == len(t) && !unicode.IsDigit(r) {
+			return // one letter
 		}
 		if len(t) > maxTermBytes {
 			i := maxTermBytes
@@ -69,28 +69,39 @@ func Terms(text string) []string {
 
 // buildPostings indexes the chunks' text and the other nodes' names,
 // aliases and descriptions, in a stable order: chunks first, then nodes,
-// each as given; terms of one document sorted.
+// each as given; the postings sorted by term, then document. Terms are
+// interned and the postings bucketed per term, so the cost is linear in the
+// text but for sorting the distinct terms.
 func buildPostings(chunks []kg.Chunk, nodes []kg.Node) ([]Posting, []PostingDoc) {
-	var posts []Posting
+	type docTF struct{ doc, tf int32 }
+	ids := map[string]int32{}
+	var terms []string
+	var buckets [][]docTF
 	var docs []PostingDoc
+	var seq []int32
 	add := func(id, kind, text string) {
-		terms := Terms(text)
-		if len(terms) == 0 {
+		seq = seq[:0]
+		for _, t := range Terms(text) {
+			n, ok := ids[t]
+			if !ok {
+				n = int32(len(terms))
+				ids[t], terms, buckets = n, append(terms, t), append(buckets, nil)
+			}
+			seq = append(seq, n)
+		}
+		if len(seq) == 0 {
 			return
 		}
-		doc := len(docs)
-		docs = append(docs, PostingDoc{Doc: doc, ID: id, Kind: kind, Len: len(terms)})
-		tf := map[string]int{}
-		for _, t := range terms {
-			tf[t]++
-		}
-		keys := make([]string, 0, len(tf))
-		for t := range tf {
-			keys = append(keys, t)
-		}
-		slices.Sort(keys)
-		for _, t := range keys {
-			posts = append(posts, Posting{Term: t, Doc: doc, TF: tf[t]})
+		doc := int32(len(docs))
+		docs = append(docs, PostingDoc{Doc: len(docs), ID: id, Kind: kind, Len: len(seq)})
+		slices.Sort(seq)
+		for i := 0; i < len(seq); {
+			j := i + 1
+			for j < len(seq) && seq[j] == seq[i] {
+				j++
+			}
+			buckets[seq[i]] = append(buckets[seq[i]], docTF{doc, int32(j - i)})
+			i = j
 		}
 	}
 	for _, c := range chunks {
@@ -101,6 +112,21 @@ func buildPostings(chunks []kg.Chunk, nodes []kg.Node) ([]Posting, []PostingDoc)
 			continue
 		}
 		add(n.ID, string(n.Kind), n.Name+"\n"+strings.Join(n.Aliases, "\n")+"\n"+n.Description)
+	}
+	// Sorted by term, the rows of one term lie together: a reader that
+	// filters by term skips the row groups whose range misses it.
+	order := make([]int32, len(terms))
+	total := 0
+	for i := range order {
+		order[i] = int32(i)
+		total += len(buckets[i])
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(terms[a], terms[b]) })
+	posts := make([]Posting, 0, total)
+	for _, t := range order {
+		for _, d := range buckets[t] {
+			posts = append(posts, Posting{Term: terms[t], Doc: int(d.doc), TF: int(d.tf)})
+		}
 	}
 	return posts, docs
 }

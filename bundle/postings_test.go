@@ -5,10 +5,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"kgforge/internal/duck"
 	"kgforge/kg"
 )
 
@@ -91,4 +93,36 @@ func TestOpen_PostingsByVersion(t *testing.T) {
 		t.Fatalf("sandbox of a 1.4 bundle: %v", err)
 	}
 	_ = sb.Close()
+}
+
+// TestDocs_BM25QueryRuns runs the BM25 query of docs/bundle.md over a
+// bundle's Parquet files: the chunk that holds both terms ranks first.
+func TestDocs_BM25QueryRuns(t *testing.T) {
+	raw, err := os.ReadFile("../docs/bundle.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```sql\n(WITH d AS.*?);\n```").FindSubmatch(raw)
+	if m == nil {
+		t.Fatal("docs/bundle.md has no sql block starting with WITH d AS")
+	}
+	c := sample()
+	c.Chunks = append(c.Chunks,
+		kg.Chunk{ID: "c2", SourceID: "s1", Text: "The frame cracked at the weld; the weld was redone."},
+		kg.Chunk{ID: "c3", SourceID: "s1", Text: "A frame is a frame."})
+	dir := write(t, t.TempDir(), "b", c)
+	ctx := context.Background()
+	db, err := duck.Open(ctx, "", duck.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	var id, kind string
+	var score float64
+	if err := db.QueryRowContext(ctx, strings.ReplaceAll(string(m[1]), "BUNDLE", dir)).Scan(&id, &kind, &score); err != nil {
+		t.Fatalf("documented query: %v", err)
+	}
+	if id != "c2" || kind != "chunk" || score <= 0 {
+		t.Errorf("documented query ranks %s (%s, %g) first, want chunk c2", id, kind, score)
+	}
 }
