@@ -32,6 +32,7 @@ var allowed = map[string][]string{
 	"load":           {"kg", "bundle"},
 	"bundle":         {"kg", "internal/duck"},
 	"agent":          {"bundle", "llm", "prompts", "kg", "internal/duck"},
+	"agent/mcp":      {"agent"},
 	"review":         {"bundle", "consolidate", "kg"},
 	"bench/quality":  {},
 	"bench/extractq": {"bench/quality", "extract", "kg", "llm", "stages"},
@@ -51,6 +52,7 @@ var allowed = map[string][]string{
 // owners says which one package may import each outside system.
 var owners = map[string]string{
 	"github.com/ollama/ollama":                  "llm",
+	"github.com/modelcontextprotocol/go-sdk":    "agent/mcp",
 	"github.com/neo4j/neo4j-go-driver":          "load",
 	"github.com/apache/arrow-go":                "bundle",
 	"github.com/duckdb/duckdb-go":               "internal/duck",

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"runtime/debug"
+	"time"
+
+	"kgforge/agent"
+	"kgforge/agent/mcp"
+	"kgforge/internal/duck"
+
+	"github.com/spf13/cobra"
+)
+
+// mcpCmd is `kgforge mcp`: the agent's tools for an MCP client.
+func mcpCmd(g *globals) *cobra.Command {
+	var (
+		dir, addr string
+		remote    bool
+		lim       duck.SandboxLimits
+	)
+	cmd := &cobra.Command{
+		Use:   "mcp --bundle DIR [--http 127.0.0.1:PORT]",
+		Short: "Serve the agent's read-only tools over a bundle to an MCP client (stdio, or streamable HTTP on loopback)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) (err error) {
+			if addr != "" {
+				if err := mcp.CheckListen(addr, remote); err != nil {
+					return usageError(fmt.Errorf("--http: %w", err))
+				}
+			}
+			b, err := openBundle(dir)
+			if err != nil {
+				return err
+			}
+			defer func() { err = errors.Join(err, b.Close()) }()
+			tb, err := agent.NewToolbox(cmd.Context(), b, lim)
+			if err != nil {
+				return sandboxError(err)
+			}
+			defer func() { err = errors.Join(err, tb.Close()) }()
+			s := mcp.NewServer(tb, buildVersion())
+			if addr == "" {
+				return mcp.ServeStdio(cmd.Context(), s)
+			}
+			return serveMCP(cmd.Context(), g, addr, mcp.Handler(s))
+		},
+	}
+	cmd.Flags().StringVarP(&dir, "bundle", "b", "", "bundle directory, or an output directory with a latest link")
+	cmd.Flags().StringVar(&addr, "http", "", "serve streamable HTTP at HOST:PORT (path /mcp) instead of stdio; a loopback address")
+	cmd.Flags().BoolVar(&remote, "allow-remote", false, "let --http listen on a non-loopback address (the server has no authentication: put an authenticating proxy in front)")
+	sandboxFlags(cmd, &lim)
+	return cmd
+}
+
+// serveMCP serves h at addr under /mcp until ctx ends.
+func serveMCP(ctx context.Context, g *globals, addr string, h http.Handler) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return usageError(fmt.Errorf("--http %s: %w", addr, err))
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(os.Stderr, "kgforge mcp: serving http://%s/mcp (Ctrl-C to stop)\n", ln.Addr())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	g.log.Info("mcp server stopping")
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	return srv.Shutdown(sctx)
+}
+
+// buildVersion is the module version the binary was built from.
+func buildVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
