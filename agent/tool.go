@@ -130,6 +130,9 @@ func (t *Toolbox) Call(ctx context.Context, name string, args json.RawMessage) (
 	out, err := tool.Run(ctx, args)
 	if err != nil {
 		if ce := (*CallError)(nil); errors.As(err, &ce) {
+			if ce.Tool == "" {
+				ce.Tool = name // raised by a helper that serves several tools
+			}
 			return "", ce
 		}
 		if ctx.Err() != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"kgforge/bundle"
 	"kgforge/internal/duck"
@@ -278,4 +279,21 @@ func starToolsWith(t *testing.T, n int, vectors []bundle.VectorSet) *Toolbox {
 	}
 	t.Cleanup(func() { _ = tb.Close() })
 	return tb
+}
+
+// TestTools_OwnQueryStoppedAtALimitIsTheToolsLimitError: a tool whose own
+// query the sandbox stops returns a limit error under its own name.
+func TestTools_OwnQueryStoppedAtALimitIsTheToolsLimitError(t *testing.T) {
+	tb, err := NewToolbox(context.Background(), exampleBundle(t), duck.SandboxLimits{Timeout: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tb.Close() })
+	for tool, args := range map[string]string{ToolLs: `{}`, ToolGrep: `{"pattern":"kestrel"}`} {
+		_, err := tb.Call(context.Background(), tool, json.RawMessage(args))
+		var ce *CallError
+		if !errors.As(err, &ce) || ce.Kind != FailLimit || ce.Tool != tool {
+			t.Errorf("%s under a 1ns limit: %#v, want a limit error of %s", tool, err, tool)
+		}
+	}
 }
