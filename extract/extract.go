@@ -49,12 +49,15 @@ const MaxGleanings = 3
 type Options struct {
 	Model       string        // chat model name
 	ModelDigest string        // its digest on the server, part of the cache key
-	Prompt      string        // embedded prompt file; "" means extract.tmpl
+	Mode        Mode          // how the model is driven; "" means ModeChat, ModeAuto is resolved by ModeFor first
+	Format      Format        // the completion mode's reply form; "" means DefaultFormat
+	Think       bool          // let a thinking model think first; false sends think: false
+	Prompt      string        // embedded prompt file of the chat mode; "" means extract.tmpl
 	Schema      Schema        // allowed types and predicates; zero means free
 	Evidence    EvidenceMode  // "" means EvidenceSentences
 	Gleanings   int           // extra "what did you miss?" turns per chunk, 0..MaxGleanings
 	MaxCtx      int           // largest context window to ask for; 0 means 8192
-	NumPredict  int           // bound on completion tokens; 0 means 512
+	NumPredict  int           // most completion tokens a reply may have (sized per chunk below it, see replyBound); 0 means 512
 	Attempts    int           // calls per chunk when the reply is not valid JSON; 0 means 2
 	KeepAlive   time.Duration // how long Ollama keeps the model loaded after a call; 0 means 10 minutes
 
@@ -74,14 +77,14 @@ type Extractor struct {
 	cache   Cache
 	prompt  *prompts.Prompt
 	version string // prompt version, with the schema's digest when there is one
-	// system and example open every conversation; rendered once, they are
-	// the same for every chunk.
-	system  llm.Message
-	example []llm.Message
-	// exampleText is the text of the few-shot examples shown, for the rule
-	// FromExamples.
+	// system opens every conversation; rendered once, it is the same for
+	// every chunk. The worked examples rotate (examplesFor).
+	system   llm.Message
+	glean    llm.Message
+	examples []example
+	// exampleText is the text of the worked examples the prompts show: a
+	// subject or object found there but not in the chunk was copied.
 	exampleText string
-	glean       llm.Message
 	types       vocabulary
 	preds       map[string]RelationType
 	opts        Options
@@ -91,11 +94,15 @@ type Extractor struct {
 
 // Stats counts what extraction did, with drops by reason.
 type Stats struct {
-	Chunks          int            `json:"chunks"`
-	CacheHits       int            `json:"cache_hits"`
-	Skipped         int            `json:"chunks_without_sentences"` // nothing to ask the model about
-	TooLong         int            `json:"chunks_too_long"`          // rejected: prompt and reply over llm.max_context
-	Calls           int            `json:"llm_calls"`                // chat calls made, retries and gleanings included
+	Chunks    int `json:"chunks"`
+	CacheHits int `json:"cache_hits"`
+	Skipped   int `json:"chunks_without_sentences"` // nothing to ask the model about
+	TooLong   int `json:"chunks_too_long"`          // rejected: prompt and reply over llm.max_context
+	Calls     int `json:"llm_calls"`                // chat calls made, retries and gleanings included
+	// Cut counts the replies that ended before the model finished them, by
+	// reason: "length" (the output bound, see replyBound) or "incomplete"
+	// (the server stopped short of its final message).
+	Cut             map[string]int `json:"replies_cut"`
 	GleaningCalls   int            `json:"gleaning_calls"`
 	Gleaned         int            `json:"triplets_gleaned"` // kept triplets that only a gleaning turn found
 	Kept            int            `json:"triplets_kept"`
@@ -115,6 +122,7 @@ const (
 	DropOutsideSchema    = "outside_schema" // a type or predicate the pipeline's schema does not allow
 	DropEntityNotFound   = "entity_not_in_chunk"
 	DropEntityIncomplete = "incomplete_entity"
+	DropMalformedLine    = "malformed_line" // completion mode, line format: a line that is not five fields
 )
 
 // Result is what one chunk yields: its grounded triplets, and the grounded
@@ -162,7 +170,22 @@ func New(c Chatter, cache Cache, opts Options) (*Extractor, error) {
 	if opts.Prompt == "" {
 		opts.Prompt = "extract.tmpl"
 	}
-	p, err := prompts.Load(opts.Prompt)
+	if opts.Mode == "" {
+		opts.Mode = ModeChat
+	}
+	if opts.Format == "" {
+		opts.Format = DefaultFormat
+	}
+	var p *prompts.Prompt
+	var err error
+	switch opts.Mode {
+	case ModeChat:
+		p, err = prompts.Load(opts.Prompt)
+	case ModeCompletion:
+		p, err = checkCompletion(opts)
+	default:
+		err = fmt.Errorf("new extractor: mode %q: must be %s or %s (resolve %s with ModeFor)", opts.Mode, ModeChat, ModeCompletion, ModeAuto)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -187,13 +210,18 @@ func New(c Chatter, cache Cache, opts Options) (*Extractor, error) {
 	if opts.KeepAlive == 0 {
 		opts.KeepAlive = 10 * time.Minute
 	}
-	e := &Extractor{
-		llm: c, cache: cache, prompt: p, version: p.Version, opts: opts,
-		types: opts.Schema.entityTypes(), preds: opts.Schema.relations(),
-		stats: Stats{Dropped: map[string]int{}, EntitiesDropped: map[string]int{}},
+	examples, exVersion, err := loadExamples()
+	if err != nil {
+		return nil, err
 	}
-	if d := opts.Schema.digest(); d != "" {
-		e.version += "+" + d[:8]
+	e := &Extractor{
+		llm: c, cache: cache, prompt: p, opts: opts, examples: examples, exampleText: examplesText(examples),
+		types: opts.Schema.entityTypes(), preds: opts.Schema.relations(),
+		stats: Stats{Dropped: map[string]int{}, EntitiesDropped: map[string]int{}, Cut: map[string]int{}},
+	}
+	e.version = promptVersion(opts, p.Version, exVersion)
+	if opts.Mode == ModeCompletion {
+		return e, nil
 	}
 	system, err := p.RenderPart("system", opts.Schema)
 	if err != nil {
@@ -205,18 +233,32 @@ func New(c Chatter, cache Cache, opts Options) (*Extractor, error) {
 		return nil, err
 	}
 	e.glean = llm.Message{Role: "user", Content: glean}
-	if e.example, err = renderExample(p); err != nil {
-		return nil, err
-	}
-	for _, m := range e.example {
-		e.exampleText += m.Content + "\n"
-	}
 	return e, nil
 }
 
-// PromptVersion returns the version of the extraction prompt: the hash of
-// its text, followed by "+" and the first 8 hex digits of the schema's
-// digest when the pipeline gives a schema (it changes the prompt).
+// promptVersion names what a reply depends on besides the model and the
+// chunk: the mode (and the completion format), the prompt file's version,
+// the worked examples' version, and the schema's digest when there is one.
+// Replies of one mode never serve the other: the version is in the cache
+// key.
+func promptVersion(opts Options, prompt, examples string) string {
+	v := string(opts.Mode)
+	if opts.Mode == ModeCompletion {
+		v += "-" + string(opts.Format)
+	}
+	v += ":" + prompt + "." + examples[:6]
+	if d := opts.Schema.digest(); d != "" {
+		v += "+" + d[:8]
+	}
+	return v
+}
+
+// PromptVersion returns the version of the extraction prompt:
+// "MODE:PROMPT.EXAMPLES", where MODE is chat or completion-FORMAT, PROMPT
+// the hash of the prompt file's text and EXAMPLES the first 6 hex digits of
+// the worked examples' hash, followed by "+" and the first 8 hex digits of
+// the schema's digest when the pipeline gives a schema (it changes the
+// prompt).
 func (e *Extractor) PromptVersion() string { return e.version }
 
 // Stats returns a copy of the counters.
@@ -231,6 +273,10 @@ func (e *Extractor) Stats() Stats {
 	s.EntitiesDropped = make(map[string]int, len(e.stats.EntitiesDropped))
 	for k, v := range e.stats.EntitiesDropped {
 		s.EntitiesDropped[k] = v
+	}
+	s.Cut = make(map[string]int, len(e.stats.Cut))
+	for k, v := range e.stats.Cut {
+		s.Cut[k] = v
 	}
 	return s
 }
@@ -250,59 +296,35 @@ func (e *Extractor) Process(ctx context.Context, c kg.Chunk) (Result, error) {
 		e.count(chunkStats{skipped: true})
 		return Result{}, nil // a heading or a fragment: nothing to state a fact
 	}
-	msgs, err := e.messages(c.Text)
-	if err != nil {
-		return Result{}, err
-	}
-	numCtx, err := e.numCtx(msgs)
-	if err != nil {
-		e.count(chunkStats{tooLong: true})
-		return Result{}, fmt.Errorf("extract chunk %s: %w", c.ID, err)
-	}
 	var enum []string
 	if e.opts.Evidence == EvidenceSentences {
 		enum = sentences
 	}
 	schema := SchemaFor(enum, e.opts.Schema)
-	key := kg.ID("extract", e.opts.Model, e.opts.ModelDigest, e.version, string(schema),
-		fmt.Sprint(numCtx, e.opts.NumPredict), c.Text)
-	var st chunkStats
-	first, hit, err := e.reply(ctx, c, key, msgs, schema, numCtx, &st)
+	if e.opts.Mode == ModeCompletion {
+		return e.processCompletion(ctx, c, sentences, schema)
+	}
+	msgs, err := e.messages(c)
+	if err != nil {
+		return Result{}, err
+	}
+	b := bounds{predict: replyBound(FormatJSON, sentences, e.opts.NumPredict), schema: schema}
+	if b.ctx, err = e.numCtx(conversationSize(msgs), b.predict); err != nil {
+		e.count(chunkStats{tooLong: true})
+		return Result{}, fmt.Errorf("extract chunk %s: %w", c.ID, err)
+	}
+	key := e.key(b, conversationText(msgs))
+	st := chunkStats{cut: map[string]int{}}
+	first, hit, err := e.reply(ctx, c, key, &st, e.chatAsk(msgs, b))
 	if err != nil {
 		e.count(st)
 		return Result{}, err
 	}
 	st.hit = hit
-	replies := []Reply{first}
-	// Gleaning: the conversation goes on with the canonical form of each
-	// reply, so a gleaning turn is as reproducible (and cacheable) as the
-	// first one.
-	conv, prev := msgs, first
-	for i := range e.opts.Gleanings {
-		canon, err := json.Marshal(prev)
-		if err != nil {
-			return Result{}, err
-		}
-		conv = append(slices.Clip(conv), llm.Message{Role: "assistant", Content: string(canon)}, e.glean)
-		n, err := e.numCtx(conv)
-		if err != nil {
-			break // the conversation outgrew the window: keep what came so far
-		}
-		gkey := kg.ID(key, "glean", strconv.Itoa(i+1), strconv.Itoa(n))
-		st.gleanings++
-		r, _, err := e.reply(ctx, c, gkey, conv, schema, n, &st)
-		if err != nil {
-			if errors.Is(err, kg.ErrRejected) {
-				break // the first reply stands; a later run asks again
-			}
-			e.count(st)
-			return Result{}, err
-		}
-		if r.empty() {
-			break
-		}
-		replies = append(replies, r)
-		prev = r
+	replies, err := e.gleanings(ctx, c, key, msgs, first, b, &st)
+	if err != nil {
+		e.count(st)
+		return Result{}, err
 	}
 	res, drops := e.ground(c, replies)
 	st.res, st.drops = res, drops
@@ -310,16 +332,107 @@ func (e *Extractor) Process(ctx context.Context, c kg.Chunk) (Result, error) {
 	return res, nil
 }
 
-// numCtx returns the context window a conversation needs: about three
-// bytes per token is a safe over-estimate for prose, plus the reply bound
-// and a margin for the chat template. Ollama would silently cut a prompt
-// longer than its window, so one that does not fit is an error.
-func (e *Extractor) numCtx(msgs []llm.Message) (int, error) {
+// processCompletion is Process in the completion mode: one raw completion
+// call on the few-shot pattern, no gleaning.
+func (e *Extractor) processCompletion(ctx context.Context, c kg.Chunk, sentences []string, schema []byte) (Result, error) {
+	prompt, err := e.completionPrompt(c)
+	if err != nil {
+		return Result{}, err
+	}
+	b := bounds{predict: replyBound(e.opts.Format, sentences, e.opts.NumPredict), schema: schema}
+	if b.ctx, err = e.numCtx(len(prompt), b.predict); err != nil {
+		e.count(chunkStats{tooLong: true})
+		return Result{}, fmt.Errorf("extract chunk %s: %w", c.ID, err)
+	}
+	st := chunkStats{cut: map[string]int{}}
+	r, hit, err := e.reply(ctx, c, e.key(b, prompt), &st, func(ctx context.Context, temp float64, seed int) (llm.ChatResponse, Reply, error) {
+		return e.generate(ctx, prompt, sentences, b, temp, seed)
+	})
+	if err != nil {
+		e.count(st)
+		return Result{}, err
+	}
+	st.hit = hit
+	res, drops := e.ground(c, []Reply{r})
+	if r.Malformed > 0 {
+		drops.triplets[DropMalformedLine] += r.Malformed
+	}
+	st.res, st.drops = res, drops
+	e.count(st)
+	return res, nil
+}
+
+// gleanings runs the "what did you miss?" turns after the first reply.
+// The conversation goes on with the canonical form of each reply, so a
+// gleaning turn is as reproducible (and cacheable) as the first one.
+func (e *Extractor) gleanings(ctx context.Context, c kg.Chunk, key string, msgs []llm.Message, first Reply, b bounds, st *chunkStats) ([]Reply, error) {
+	replies := []Reply{first}
+	conv, prev := msgs, first
+	for i := range e.opts.Gleanings {
+		canon, err := json.Marshal(prev)
+		if err != nil {
+			return nil, err
+		}
+		conv = append(slices.Clip(conv), llm.Message{Role: "assistant", Content: string(canon)}, e.glean)
+		gb := b
+		if gb.ctx, err = e.numCtx(conversationSize(conv), b.predict); err != nil {
+			break // the conversation outgrew the window: keep what came so far
+		}
+		gkey := kg.ID(key, "glean", strconv.Itoa(i+1), strconv.Itoa(gb.ctx))
+		st.gleanings++
+		r, _, err := e.reply(ctx, c, gkey, st, e.chatAsk(conv, gb))
+		if err != nil {
+			if errors.Is(err, kg.ErrRejected) {
+				break // the first reply stands; a later run asks again
+			}
+			return nil, err
+		}
+		if r.empty() {
+			break
+		}
+		replies = append(replies, r)
+		prev = r
+	}
+	return replies, nil
+}
+
+// bounds are one call's sizes: the context window, the bound on
+// completion tokens and the reply schema.
+type bounds struct {
+	ctx, predict int
+	schema       json.RawMessage
+}
+
+// key is the cache key of a call: the model, its digest, the prompt
+// version (mode, format, prompt and examples), the sizes, the thinking
+// switch and the whole prompt text.
+func (e *Extractor) key(b bounds, prompt string) string {
+	return kg.ID("extract", e.opts.Model, e.opts.ModelDigest, e.version, string(b.schema),
+		fmt.Sprint(b.ctx, b.predict, e.opts.Think), prompt)
+}
+
+func conversationSize(msgs []llm.Message) int {
 	size := 0
 	for _, m := range msgs {
 		size += len(m.Content)
 	}
-	need := size/3 + e.opts.NumPredict + 64
+	return size
+}
+
+func conversationText(msgs []llm.Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		b.WriteString(m.Role + "\x1e" + m.Content + "\x1f")
+	}
+	return b.String()
+}
+
+// numCtx returns the context window a prompt of size bytes needs: about
+// three bytes per token is a safe over-estimate for prose, plus the reply
+// bound and a margin for the chat template. Ollama would silently cut a
+// prompt longer than its window, so one that does not fit is an error.
+func (e *Extractor) numCtx(size, predict int) (int, error) {
+	need := size/3 + predict + 64
 	if need > e.opts.MaxCtx {
 		return 0, fmt.Errorf("%w (%w): chunk needs %d tokens of context, over llm.max_context %d (raise llm.max_context or lower chunking.size)",
 			kg.ErrRejected, ErrTooLong, need, e.opts.MaxCtx)
@@ -327,16 +440,19 @@ func (e *Extractor) numCtx(msgs []llm.Message) (int, error) {
 	return min(roundUp(need, 512), e.opts.MaxCtx), nil
 }
 
-// reply returns the model's reply to msgs, from the cache or from the model
-// (then stored in the cache); hit says which.
-func (e *Extractor) reply(ctx context.Context, c kg.Chunk, key string, msgs []llm.Message, schema json.RawMessage, numCtx int, st *chunkStats) (Reply, bool, error) {
+// askFunc makes one model call at a temperature and seed and parses it.
+type askFunc func(ctx context.Context, temp float64, seed int) (llm.ChatResponse, Reply, error)
+
+// reply returns the model's reply, from the cache or from the model (then
+// stored in the cache); hit says which.
+func (e *Extractor) reply(ctx context.Context, c kg.Chunk, key string, st *chunkStats, ask askFunc) (Reply, bool, error) {
 	if raw, ok := e.cacheGet(key); ok {
 		var r Reply
 		if err := json.Unmarshal(raw, &r); err == nil {
 			return r, true, nil
 		}
 	}
-	r, raw, err := e.ask(ctx, c, msgs, schema, numCtx, st)
+	r, raw, err := e.ask(ctx, c, st, ask)
 	if err != nil {
 		return Reply{}, false, err
 	}
@@ -348,40 +464,58 @@ func (e *Extractor) reply(ctx context.Context, c kg.Chunk, key string, msgs []ll
 	return r, false, nil
 }
 
-// renderExample renders the worked example: the instruction on the example
-// passage, and the answer to it.
-func renderExample(p *prompts.Prompt) ([]llm.Message, error) {
-	passage, err := p.RenderPart("example_passage", nil)
-	if err != nil {
-		return nil, err
+// chatAsk is the chat mode's call.
+func (e *Extractor) chatAsk(msgs []llm.Message, b bounds) askFunc {
+	return func(ctx context.Context, temp float64, seed int) (llm.ChatResponse, Reply, error) {
+		resp, err := e.llm.Chat(ctx, llm.ChatRequest{
+			Model: e.opts.Model, Schema: b.schema, NumCtx: b.ctx, NumPredict: b.predict,
+			Temperature: temp, Seed: seed, Messages: msgs, KeepAlive: e.opts.KeepAlive, Think: e.opts.Think,
+		})
+		if err != nil {
+			return resp, Reply{}, err
+		}
+		return parseJSON(resp)
 	}
-	q, err := p.RenderPart("instruction", map[string]string{"Text": passage})
+}
+
+// badReplyError is a reply that came but does not parse: worth another
+// attempt, unlike a failed call.
+type badReplyError struct{ err error }
+
+func (b *badReplyError) Error() string { return b.err.Error() }
+
+// parseJSON parses a reply in the schema's JSON.
+func parseJSON(resp llm.ChatResponse) (llm.ChatResponse, Reply, error) {
+	r, err := ParseReply(resp.Content)
 	if err != nil {
-		return nil, err
+		return resp, Reply{}, &badReplyError{err}
 	}
-	a, err := p.RenderPart("example_answer", nil)
-	if err != nil {
-		return nil, err
-	}
-	return []llm.Message{{Role: "user", Content: q}, {Role: "assistant", Content: a}}, nil
+	return resp, r, nil
 }
 
 // passageTag matches the delimiters the instruction puts around a passage.
 var passageTag = regexp.MustCompile(`(?i)<\s*(/?)\s*passage\s*>`)
 
 // messages builds the conversation: the instructions as the system message,
-// the worked example, then the chunk. The chunk is data: it goes only into
-// the last user message, between <passage> tags that it cannot close (a
-// tag inside it is defused).
-func (e *Extractor) messages(text string) ([]llm.Message, error) {
-	text = passageTag.ReplaceAllString(text, "[${1}passage]")
+// the chunk's worked examples (examplesFor) as turns, then the chunk. The
+// chunk is data: it goes only into the last user message, between
+// <passage> tags that it cannot close (a tag inside it is defused).
+func (e *Extractor) messages(c kg.Chunk) ([]llm.Message, error) {
+	exs := e.examplesFor(c.ID)
+	msgs := make([]llm.Message, 0, 2*len(exs)+2)
+	msgs = append(msgs, e.system)
+	for _, x := range exs {
+		q, err := e.prompt.RenderPart("instruction", map[string]string{"Text": x.passage})
+		if err != nil {
+			return nil, err
+		}
+		msgs = append(msgs, llm.Message{Role: "user", Content: q}, llm.Message{Role: "assistant", Content: replyJSON(x.reply)})
+	}
+	text := passageTag.ReplaceAllString(c.Text, "[${1}passage]")
 	q, err := e.prompt.RenderPart("instruction", map[string]string{"Text": text})
 	if err != nil {
 		return nil, err
 	}
-	msgs := make([]llm.Message, 0, len(e.example)+2)
-	msgs = append(msgs, e.system)
-	msgs = append(msgs, e.example...)
 	return append(msgs, llm.Message{Role: "user", Content: q}), nil
 }
 
@@ -389,6 +523,7 @@ func (e *Extractor) messages(text string) ([]llm.Message, error) {
 type chunkStats struct {
 	hit, skipped, tooLong bool
 	calls, gleanings      int
+	cut                   map[string]int
 	res                   Result
 	drops                 drops
 }
@@ -411,6 +546,9 @@ func (e *Extractor) count(s chunkStats) {
 	e.stats.Gleaned += s.drops.gleaned
 	e.stats.Kept += len(s.res.Triplets)
 	e.stats.EntitiesKept += len(s.res.Entities)
+	for k, v := range s.cut {
+		e.stats.Cut[k] += v
+	}
 	for k, v := range s.drops.triplets {
 		e.stats.Dropped[k] += v
 	}
@@ -426,9 +564,10 @@ func (e *Extractor) cacheGet(key string) ([]byte, bool) {
 	return e.cache.Get(key)
 }
 
-// ask calls the model until it returns parsable JSON, up to opts.Attempts
-// times, and returns the parsed reply with its canonical JSON.
-func (e *Extractor) ask(ctx context.Context, c kg.Chunk, msgs []llm.Message, schema json.RawMessage, numCtx int, st *chunkStats) (Reply, []byte, error) {
+// ask calls the model until its reply parses, up to opts.Attempts times,
+// and returns the parsed reply with its canonical JSON. Each reply cut
+// before the model finished it is counted by reason.
+func (e *Extractor) ask(ctx context.Context, c kg.Chunk, st *chunkStats, call askFunc) (Reply, []byte, error) {
 	var lastErr error
 	for attempt := range e.opts.Attempts {
 		// At temperature 0 a retry would repeat the same reply; later
@@ -438,22 +577,22 @@ func (e *Extractor) ask(ctx context.Context, c kg.Chunk, msgs []llm.Message, sch
 			temp = retryTemperature
 		}
 		st.calls++
-		resp, err := e.llm.Chat(ctx, llm.ChatRequest{
-			Model: e.opts.Model, Schema: schema, NumCtx: numCtx, NumPredict: e.opts.NumPredict,
-			Temperature: temp, Seed: attempt, Messages: msgs, KeepAlive: e.opts.KeepAlive,
-		})
-		if err != nil {
-			if ctx.Err() != nil {
-				return Reply{}, nil, ctx.Err()
-			}
-			return Reply{}, nil, fmt.Errorf("extract chunk %s: %w: %w", c.ID, kg.ErrRejected, err)
+		resp, parsed, err := call(ctx, temp, attempt)
+		if why := cutReason(resp); why != "" {
+			st.cut[why]++
 		}
-		parsed, err := ParseReply(resp.Content)
-		if err == nil {
+		var bad *badReplyError
+		switch {
+		case err == nil:
 			raw, err := json.Marshal(parsed)
 			return parsed, raw, err
+		case errors.As(err, &bad):
+			lastErr = bad.err
+		case ctx.Err() != nil:
+			return Reply{}, nil, ctx.Err()
+		default:
+			return Reply{}, nil, fmt.Errorf("extract chunk %s: %w: %w", c.ID, kg.ErrRejected, err)
 		}
-		lastErr = err
 	}
 	return Reply{}, nil, fmt.Errorf("extract chunk %s: %w: reply is not valid JSON after %d attempts: %w", c.ID, kg.ErrRejected, e.opts.Attempts, lastErr)
 }

@@ -219,8 +219,8 @@ func TestExtractor_GroundsAndDropsByReason(t *testing.T) {
 	if req.NumCtx == 0 || string(req.Schema) != string(SchemaFor(Sentences(chunk.Text), Schema{})) || req.Temperature != 0 || req.KeepAlive != 10*time.Minute {
 		t.Errorf("request options: %+v", req)
 	}
-	if len(req.Messages) != 4 || req.Messages[0].Role != "system" || req.Messages[2].Role != "assistant" || !strings.Contains(req.Messages[3].Content, chunk.Text) {
-		t.Errorf("want instructions, a worked example, then the chunk, got %+v", req.Messages)
+	if len(req.Messages) != 2+2*examplesShown || req.Messages[0].Role != "system" || req.Messages[2].Role != "assistant" || !strings.Contains(req.Messages[2*examplesShown+1].Content, chunk.Text) {
+		t.Errorf("want instructions, the worked examples, then the chunk, got %+v", req.Messages)
 	}
 	if st.Calls != 2 || st.Kept != 1 || st.Chunks != 1 {
 		t.Errorf("stats %+v", st)

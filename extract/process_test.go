@@ -273,15 +273,16 @@ func TestExtractor_ChunkTextIsOnlyData(t *testing.T) {
 				t.Fatalf("%d calls", len(srv.bodies))
 			}
 			msgs := srv.bodies[0].Messages
-			if len(msgs) != 4 || msgs[0].Role != "system" || msgs[3].Role != "user" {
+			lastIdx := 2*examplesShown + 1
+			if len(msgs) != lastIdx+1 || msgs[0].Role != "system" || msgs[lastIdx].Role != "user" {
 				t.Fatalf("messages %+v", msgs)
 			}
-			for i, m := range msgs[:3] {
+			for i, m := range msgs[:lastIdx] {
 				if strings.Contains(m.Content, "Mallory") || strings.Contains(m.Content, "Velora Cycles") {
 					t.Errorf("message %d (%s) holds chunk text: %q", i, m.Role, m.Content)
 				}
 			}
-			last := msgs[3].Content
+			last := msgs[lastIdx].Content
 			open, closing := strings.Index(last, "<passage>\n"), strings.LastIndex(last, "\n</passage>")
 			if open < 0 || closing < open || strings.Count(strings.ToLower(last), "passage>") != 2 {
 				t.Fatalf("chunk not delimited exactly once: %q", last)
@@ -344,8 +345,9 @@ func TestExtractor_Gleaning(t *testing.T) {
 			}
 			// The gleaning turn carries the conversation so far.
 			g := srv.bodies[1].Messages
-			if len(g) != 6 || g[4].Role != "assistant" || g[5].Role != "user" || !strings.Contains(g[5].Content, "missing") ||
-				!strings.Contains(g[4].Content, `"predicate":"based_in"`) || string(srv.bodies[1].Format) != string(srv.bodies[0].Format) {
+			n := 2*examplesShown + 2
+			if len(g) != n+2 || g[n].Role != "assistant" || g[n+1].Role != "user" || !strings.Contains(g[n+1].Content, "missing") ||
+				!strings.Contains(g[n].Content, `"predicate":"based_in"`) || string(srv.bodies[1].Format) != string(srv.bodies[0].Format) {
 				t.Errorf("gleaning request: %+v", g)
 			}
 			if tc.kept == 2 && (len(res.Entities) != 2 || st.EntitiesDropped[DropDuplicate] != 1 || st.Dropped[DropObjectNotFound] != 1) {

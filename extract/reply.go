@@ -9,6 +9,9 @@ import (
 type Reply struct {
 	Triplets []RawTriplet `json:"triplets"`
 	Entities []RawEntity  `json:"entities"`
+	// Malformed counts the lines of a line-format reply that were not
+	// facts (completion mode); never sent to a model.
+	Malformed int `json:"malformed_lines,omitempty"`
 }
 
 func (r Reply) empty() bool { return len(r.Triplets) == 0 && len(r.Entities) == 0 }

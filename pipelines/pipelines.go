@@ -93,12 +93,31 @@ type Extract struct {
 	Prompt    string       `yaml:"prompt"`    // embedded prompt file name
 	Schema    *Schema      `yaml:"schema"`    // allowed entity and relation types; nil: free, normalised
 	Evidence  EvidenceMode `yaml:"evidence"`  // what the model may give as evidence
-	Gleanings int          `yaml:"gleanings"` // extra "what did you miss?" turns per chunk, 0..3
+	Gleanings int          `yaml:"gleanings"` // extra "what did you miss?" turns per chunk, 0..3; chat mode only
+	// Mode says how the chat model is driven: chat (instructions and
+	// worked examples as a conversation), completion (a raw few-shot
+	// pattern for a base model to continue), or auto: completion when the
+	// server says the model has no prompt template, chat otherwise.
+	Mode ExtractMode `yaml:"mode"`
+	// Think lets a thinking model think before it answers; off by default
+	// (think: false is sent), since the reply's grammar applies only after
+	// the thinking.
+	Think bool `yaml:"think"`
 	// Skip sends no chunk to the chat model: the graph is what the tables,
 	// the documents' structure and the link step make of them (the
 	// name-only path; no model is asked for anything).
 	Skip bool `yaml:"skip"`
 }
+
+// ExtractMode says how extraction drives the chat model.
+type ExtractMode string
+
+// The extraction modes.
+const (
+	ExtractAuto       ExtractMode = "auto"       // from the model's metadata: no template means completion
+	ExtractChat       ExtractMode = "chat"       // /api/chat with instructions and worked examples
+	ExtractCompletion ExtractMode = "completion" // /api/generate, raw, with a few-shot pattern
+)
 
 // EvidenceMode says what the model may give as a triplet's evidence.
 type EvidenceMode string
@@ -219,7 +238,7 @@ func Default() Pipeline {
 		Output:   "out",
 		Chunking: Chunking{Size: 300, Overlap: 40},
 		LLM:      LLM{ChatModel: "gemma3:270m", EmbedModel: "all-minilm:l6-v2", Concurrency: 1, MaxContext: 8192, MaxOutput: 512},
-		Extract:  Extract{Prompt: "extract.tmpl", Evidence: EvidenceSentences},
+		Extract:  Extract{Prompt: "extract.tmpl", Evidence: EvidenceSentences, Mode: ExtractAuto},
 		Neo4j:    Neo4j{Mode: Neo4jAuto, BatchSize: 5000},
 		DuckDB:   DuckDB{Threads: 2, MemoryLimit: "2GB"},
 	}
@@ -344,6 +363,15 @@ func (p *Pipeline) Validate() error {
 	}
 	if p.Extract.Gleanings < 0 || p.Extract.Gleanings > 3 {
 		bad("extract.gleanings", p.Extract.Gleanings, "must be between 0 and 3")
+	}
+	switch p.Extract.Mode {
+	case ExtractAuto, ExtractChat:
+	case ExtractCompletion:
+		if p.Extract.Gleanings > 0 {
+			bad("extract.gleanings", p.Extract.Gleanings, "must be 0 with extract.mode completion (gleaning needs a conversation)")
+		}
+	default:
+		bad("extract.mode", p.Extract.Mode, "must be auto, chat or completion")
 	}
 	if p.Extract.Schema != nil {
 		checkSchema(bad, *p.Extract.Schema)

@@ -123,3 +123,20 @@ func TestLoad_LinkBlock(t *testing.T) {
 		t.Errorf("a pipeline without link: has %+v, want the zero block (defaults taken by the link step)", d.Link)
 	}
 }
+
+func TestLoad_ExtractModeDefaultsToAutoAndThinkToOff(t *testing.T) {
+	p, err := Parse([]byte("name: x\nsources: [{name: d, paths: [\"*.md\"]}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Extract.Mode != ExtractAuto || p.Extract.Think {
+		t.Errorf("extract.mode %q, think %v: want auto and false", p.Extract.Mode, p.Extract.Think)
+	}
+	p, err = Load("testdata/extract-mode.good.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Extract.Mode != ExtractCompletion || !p.Extract.Think {
+		t.Errorf("extract.mode %q, think %v: want completion and true", p.Extract.Mode, p.Extract.Think)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"embed"
 	"encoding/hex"
 	"fmt"
+	"slices"
+	"strings"
 	"text/template"
 )
 
@@ -36,6 +38,19 @@ func (p *Prompt) RenderPart(name string, data any) (string, error) {
 		return "", fmt.Errorf("render prompt %s part %s: %w", p.Name, name, err)
 	}
 	return b.String(), nil
+}
+
+// Parts lists the named templates defined inside the prompt file whose
+// names start with prefix, sorted.
+func (p *Prompt) Parts(prefix string) []string {
+	var out []string
+	for _, t := range p.tmpl.Templates() {
+		if n := t.Name(); n != p.Name && strings.HasPrefix(n, prefix) {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Parse parses a template from text; name is used in errors and the version.

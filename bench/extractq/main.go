@@ -27,6 +27,8 @@ type config struct {
 	evidence  extract.EvidenceMode
 	ground    bool
 	gleanings int
+	mode      extract.Mode   // how the model is driven
+	format    extract.Format // the completion mode's reply form
 }
 
 // configs are the ways the same model is asked and checked: kgforge's
@@ -34,12 +36,17 @@ type config struct {
 // quote grounded exactly, folded or fuzzily, and the same free quote taken
 // as the model says it (no grounding), the plain prompt of other systems;
 // and kgforge's default with one gleaning turn, whose first turn is the
-// default's (cached), so its extra calls are what gleaning costs.
+// default's (cached), so its extra calls are what gleaning costs. The
+// completion configurations drive the model as a base model: a raw
+// few-shot pattern on /api/generate, the reply as fact lines or as the
+// schema's JSON, grounded like the default.
 var configs = []config{
-	{"sentences+grounding", extract.EvidenceSentences, true, 0},
-	{"sentences+grounding+glean", extract.EvidenceSentences, true, 1},
-	{"quote+grounding", extract.EvidenceQuote, true, 0},
-	{"quote, no grounding", extract.EvidenceQuote, false, 0},
+	{"sentences+grounding", extract.EvidenceSentences, true, 0, extract.ModeChat, ""},
+	{"sentences+grounding+glean", extract.EvidenceSentences, true, 1, extract.ModeChat, ""},
+	{"quote+grounding", extract.EvidenceQuote, true, 0, extract.ModeChat, ""},
+	{"quote, no grounding", extract.EvidenceQuote, false, 0, extract.ModeChat, ""},
+	{"completion lines+grounding", extract.EvidenceSentences, true, 0, extract.ModeCompletion, extract.FormatLines},
+	{"completion json+grounding", extract.EvidenceSentences, true, 0, extract.ModeCompletion, extract.FormatJSON},
 }
 
 type result struct {
@@ -49,6 +56,9 @@ type result struct {
 	Rejected   int            `json:"chunks_rejected"`
 	Dropped    map[string]int `json:"triplets_dropped,omitempty"`
 	Gleaned    int            `json:"triplets_gleaned,omitempty"` // kept triplets only a gleaning turn found
+	Kept       int            `json:"triplets_kept"`
+	Cut        map[string]int `json:"replies_cut,omitempty"` // replies cut before the model finished them, by reason
+	Tokens     [2]int64       `json:"tokens"`                // prompt and completion tokens of the calls made (not of cached replies)
 	EvidenceIn [2]int         `json:"evidence_in_gold,omitempty"` // correct triplets whose evidence is in a gold evidence sentence, of those with annotated evidence
 	Seconds    float64        `json:"seconds"`
 }
@@ -129,9 +139,9 @@ func run(ctx context.Context, data, set string, n int, seed uint64, model string
 		}
 		results = append(results, res)
 		s := res.Scores
-		fmt.Printf("%-26s %s n=%d  P %.3f [%.3f, %.3f]  R %.3f [%.3f, %.3f]  F1 %.3f [%.3f, %.3f]  calls %d  %.0fs",
+		fmt.Printf("%-26s %s n=%d  P %.3f [%.3f, %.3f]  R %.3f [%.3f, %.3f]  F1 %.3f [%.3f, %.3f]  kept %d  calls %d  tokens %d+%d  cut %v  %.0fs",
 			cfg.name, set, s.Items, s.Precision, s.PrecisionCI[0], s.PrecisionCI[1], s.Recall, s.RecallCI[0], s.RecallCI[1],
-			s.F1, s.F1CI[0], s.F1CI[1], res.Calls, res.Seconds)
+			s.F1, s.F1CI[0], s.F1CI[1], res.Kept, res.Calls, res.Tokens[0], res.Tokens[1], res.Cut, res.Seconds)
 		if res.EvidenceIn[1] > 0 {
 			fmt.Printf("  evidence in gold %d/%d", res.EvidenceIn[0], res.EvidenceIn[1])
 		}
@@ -243,12 +253,12 @@ func evaluate(ctx context.Context, client *llm.Client, cache extract.Cache, cfg 
 	model, digest string, conc int, seed uint64,
 ) (result, error) {
 	start := time.Now()
-	calls := client.Usage().Calls
+	before := client.Usage()
 	extractors := map[string]*extract.Extractor{}
 	for id, s := range schemas {
 		ex, err := extract.New(client, cache, extract.Options{
 			Model: model, ModelDigest: digest, Schema: s, Evidence: cfg.evidence, Ungrounded: !cfg.ground,
-			Gleanings: cfg.gleanings,
+			Gleanings: cfg.gleanings, Mode: cfg.mode, Format: cfg.format,
 		})
 		if err != nil {
 			return result{}, fmt.Errorf("schema %s: %w", id, err)
@@ -300,7 +310,11 @@ func evaluate(ctx context.Context, client *llm.Client, cache extract.Cache, cfg 
 	if err := g.Wait(); err != nil {
 		return result{}, err
 	}
-	r := result{Config: cfg.name, Scores: quality.Summarize(per, seed), Calls: client.Usage().Calls - calls, Dropped: map[string]int{}, Seconds: time.Since(start).Seconds()}
+	after := client.Usage()
+	r := result{
+		Config: cfg.name, Scores: quality.Summarize(per, seed), Calls: after.Calls - before.Calls, Dropped: map[string]int{}, Cut: map[string]int{},
+		Tokens: [2]int64{after.PromptTokens - before.PromptTokens, after.CompletionTokens - before.CompletionTokens}, Seconds: time.Since(start).Seconds(),
+	}
 	for i := range items {
 		if rejected[i] {
 			r.Rejected++
@@ -314,6 +328,10 @@ func evaluate(ctx context.Context, client *llm.Client, cache extract.Cache, cfg 
 			r.Dropped[k] += v
 		}
 		r.Gleaned += st.Gleaned
+		r.Kept += st.Kept
+		for k, v := range st.Cut {
+			r.Cut[k] += v
+		}
 	}
 	return r, nil
 }
