@@ -120,7 +120,8 @@ func TestFromExamples_NamesOnlyTheExamplesHold(t *testing.T) {
 
 // TestExtractor_DropsDegenerateTripletsAndEntitiesByReason: on the example
 // corpus's sentences, the bundled model's degenerate triplets and entities,
-// and the names it copied from the worked example (Boreal Metals, Lyon),
+// and names copied from the worked examples (Casa Lumetta, Lake Mirnau;
+// on the old single example the model copied Boreal Metals and Lyon),
 // are dropped and counted by reason; the one fact is kept.
 func TestExtractor_DropsDegenerateTripletsAndEntitiesByReason(t *testing.T) {
 	text := veloraBuilds + " " + martaLeads + " " + ruiManages
@@ -131,11 +132,11 @@ func TestExtractor_DropsDegenerateTripletsAndEntitiesByReason(t *testing.T) {
 	 {"evidence":"` + ruiManages + `","subject":"` + ruiManages + `","subject_type":"person","predicate":"ceo_of","object":"bicycles","object_type":"company"},
 	 {"evidence":"` + ruiManages + `","subject":"Rui Almeida","subject_type":"person","predicate":"ceo_of","object":"bicycles","object_type":"company"},
 	 {"evidence":"` + martaLeads + `","subject":"Marta Sousa","subject_type":"person","predicate":"marta_sousa_leads","object":"Velora Cycles","object_type":"company"},
-	 {"evidence":"` + veloraBuilds + `","subject":"Velora Cycles","subject_type":"company","predicate":"buys_from","object":"Boreal Metals","object_type":"company"},
+	 {"evidence":"` + veloraBuilds + `","subject":"Velora Cycles","subject_type":"company","predicate":"buys_from","object":"Casa Lumetta","object_type":"company"},
 	 {"evidence":"` + martaLeads + `","subject":"Marta Sousa","subject_type":"person","predicate":"leads","object":"Velora Cycles","object_type":"company"}],
 	"entities":[
 	 {"name":"` + martaLeads + `","type":"company","description":""},
-	 {"name":"Lyon","type":"city","description":"copied"},
+	 {"name":"Lake Mirnau","type":"city","description":"copied"},
 	 {"name":"Marta Sousa","type":"person","description":"leads Velora Cycles"}]}`
 	ex, err := New(&scripted{replies: []string{reply}}, nil, Options{Model: "m"})
 	if err != nil {

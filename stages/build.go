@@ -150,8 +150,13 @@ func (b *build) openExtract() error {
 		Model: p.LLM.ChatModel, MaxCtx: p.LLM.MaxContext, NumPredict: p.LLM.MaxOutput,
 		Prompt: p.Extract.Prompt, Schema: extractSchema(p.Extract.Schema),
 		Evidence: extract.EvidenceMode(p.Extract.Evidence), Gleanings: p.Extract.Gleanings,
+		Mode: extract.Mode(p.Extract.Mode), Think: p.Extract.Think,
 	}
-	if b.checked, err = extract.New(b.rn.LLM, cache, b.exOpts); err != nil {
+	checkOpts := b.exOpts
+	if checkOpts.Mode == extract.ModeAuto {
+		checkOpts.Mode = extract.ModeChat // resolved per model when a chunk first needs it (models.go)
+	}
+	if b.checked, err = extract.New(b.rn.LLM, cache, checkOpts); err != nil {
 		return err
 	}
 	b.ex = &lazyExtractor{client: b.rn.LLM, cache: cache, opts: b.exOpts, digests: b.digests}

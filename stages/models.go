@@ -114,8 +114,27 @@ func (l *lazyExtractor) extractor(ctx context.Context, c kg.Chunk) (*extract.Ext
 		l.err = fmt.Errorf("extract chunk %s: chat model %s: %w", c.ID, opts.Model, l.err)
 		return nil, l.err
 	}
+	if opts.Mode == extract.ModeAuto {
+		info, err := l.client.Info(ctx, opts.Model)
+		if err != nil {
+			l.err = fmt.Errorf("extract chunk %s: chat model %s: %w", c.ID, opts.Model, err)
+			return nil, l.err
+		}
+		opts.Mode = extract.ModeFor(info) // a base model is driven by completion
+	}
 	l.ex, l.err = extract.New(l.client, l.cache, opts)
 	return l.ex, l.err
+}
+
+// promptVersion is the version of the prompt the extractor uses, once
+// built (its mode resolved), else that of checked.
+func (l *lazyExtractor) promptVersion(checked *extract.Extractor) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ex != nil {
+		return l.ex.PromptVersion()
+	}
+	return checked.PromptVersion()
 }
 
 // Stats returns what extraction did so far.

@@ -35,6 +35,8 @@ func fakeOllama(t *testing.T, block bool) (*llm.Client, *atomic.Int32) {
 		switch r.URL.Path {
 		case "/api/tags":
 			_, _ = io.WriteString(w, `{"models":[{"name":"m","model":"m","digest":"d1"}]}`)
+		case "/api/show": // a chat model: it has a template (extract.mode auto picks chat)
+			_, _ = io.WriteString(w, `{"template":"{{ range .Messages }}{{ .Content }}{{ end }}","capabilities":["completion"]}`)
 		case "/api/chat":
 			chats.Add(1)
 			if block {

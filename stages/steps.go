@@ -73,7 +73,7 @@ func (b *build) commit(a assembled, c consolidated) error {
 		Created: b.now().UTC(), Pipeline: p.Name, PipelineSHA256: p.SHA256,
 		// The chat model's digest is empty when the build asked it nothing.
 		Models:  map[string]bundle.Model{"chat": {Name: p.LLM.ChatModel, Digest: b.digests.known(p.LLM.ChatModel)}},
-		Prompts: map[string]string{p.Extract.Prompt: b.checked.PromptVersion()},
+		Prompts: map[string]string{p.Extract.Prompt: b.ex.promptVersion(b.checked)},
 	}
 	if c.judge != nil {
 		m.Prompts["judge.tmpl"] = c.judge.PromptVersion()
