@@ -86,6 +86,9 @@ func (b *bench) run(name string) {
 	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
 		log.Fatalf("build %s: report: %v", name, err)
 	}
+	if rep.Plan == nil { // a kgforge from before the engine: no plan to report
+		rep.Plan = &stages.Plan{SourcesRead: -1, Units: map[string]*stages.UnitCounts{"source": {Run: -1, Reused: -1}}}
+	}
 	u := rep.Plan.Units["source"]
 	sec := func(stage string) float64 { return rep.Stages[stage].Duration.Seconds() }
 	fmt.Printf("| %s | %.2f s | %.2f / %.2f / %.2f s | %d MiB | %d | %d/%d | %d | %d |\n", name, wall.Seconds(),

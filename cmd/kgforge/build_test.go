@@ -118,3 +118,16 @@ func TestPrintSummary_ReadableStagesAndDrops(t *testing.T) {
 		t.Errorf("summary of an empty report:\n%s", got)
 	}
 }
+
+// TestPrintSummary_PlanSaysWhatWasReused renders the plan: sources by
+// change, sources read, and units run/reused by kind.
+func TestPrintSummary_PlanSaysWhatWasReused(t *testing.T) {
+	r := &stages.Report{Stages: map[string]stages.StageReport{}, Plan: &stages.Plan{
+		Added: []string{"a.md"}, Changed: []string{"b.md"}, Unchanged: []string{"c.md", "d.csv"}, Removed: []string{"e.md"},
+		SourcesRead: 2, Units: map[string]*stages.UnitCounts{"source": {Run: 2, Reused: 2}, "extract": {Run: 2, Reused: 5}},
+	}}
+	want := "  plan:      1 added, 1 changed, 2 unchanged, 1 removed; 2 sources read; units run/reused: extract 2/5, source 2/2\n"
+	if got := summary(r); !strings.Contains(got, want) {
+		t.Errorf("summary:\n%s\nwant a line:\n%s", got, want)
+	}
+}
