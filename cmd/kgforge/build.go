@@ -100,6 +100,9 @@ func summary(r *stages.Report) string {
 	}
 	fmt.Fprintf(&w, "  llm:       %d calls, %d prompt + %d completion tokens, %.1f tokens/s, %d cache hits\n",
 		r.LLM.Calls, r.LLM.PromptTokens, r.LLM.CompletionTokens, r.TokensPS, r.Extract.CacheHits)
+	if r.Plan != nil && r.Plan.ChunksReused > 0 {
+		fmt.Fprintf(&w, "             %d chunks reused from earlier builds' extract units (their drops are not counted again)\n", r.Plan.ChunksReused)
+	}
 	if r.Extract.Skipped > 0 {
 		fmt.Fprintf(&w, "             %d chunks had no sentence to ask about (headings only)\n", r.Extract.Skipped)
 	}
