@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -69,14 +70,7 @@ func (rn *Runner) newBuild(p *pipelines.Pipeline) *build {
 		BuildID: NewBuildID(b.now()), Pipeline: p.Name, Started: b.now(), Stages: map[string]StageReport{}, Rejected: []Reject{},
 		Plan: &Plan{Units: map[string]*UnitCounts{"source": {}, "extract": {}}},
 	}
-	b.outDir = cmpOr(rn.OutDir, p.Resolve(p.Output))
-	return b
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
+	b.outDir = cmp.Or(rn.OutDir, p.Resolve(p.Output))
 	return b
 }
 
@@ -264,7 +258,7 @@ func (b *build) assemble(ctx context.Context, units []sourceUnit) (assembled, er
 		if u.addr != "" {
 			b.segments = append(b.segments, u.addr) // a rejection is kept too
 		}
-		if reason := cmpOr(u.reject, u.meta.Reject); reason != "" {
+		if reason := cmp.Or(u.reject, u.meta.Reject); reason != "" {
 			b.rep.reject("ingest", u.found.Rel, reason)
 			continue
 		}

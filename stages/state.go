@@ -172,21 +172,20 @@ func syncPath(p string) error {
 	return errors.Join(d.Sync(), d.Close())
 }
 
-var (
-	codeOnce    sync.Once
-	codeDigest  string
-	codeDigestE error
-)
+// code is the running program's digest, taken once.
+var code struct {
+	once   sync.Once
+	digest string
+	err    error
+}
 
 // executableDigest returns the SHA-256 of the running program, the code
 // part of every unit's address: a kgforge built from other code (a new
 // reader, chunker, grounding rule) redoes every unit rather than trust
 // segments it did not make. The LLM caches still spare it the model calls.
 func executableDigest() (string, error) {
-	codeOnce.Do(func() {
-		codeDigest, codeDigestE = hashExecutable()
-	})
-	return codeDigest, codeDigestE
+	code.once.Do(func() { code.digest, code.err = hashExecutable() })
+	return code.digest, code.err
 }
 
 func hashExecutable() (_ string, err error) {

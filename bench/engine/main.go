@@ -18,6 +18,12 @@ import (
 )
 
 func main() {
+	if err := run(); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run() error {
 	docs := flag.Int("docs", 300, "documents in the corpus")
 	paras := flag.Int("paragraphs", 12, "paragraphs per document")
 	dir := flag.String("dir", "", "work directory (default: a new temporary one, removed at the end)")
@@ -27,7 +33,7 @@ func main() {
 	if work == "" {
 		d, err := os.MkdirTemp("", "kgforge-bench-engine-")
 		if err != nil {
-			log.Fatal(err)
+			return err
 		}
 		defer func() { _ = os.RemoveAll(d) }() // scratch space
 		work = d
@@ -36,55 +42,67 @@ func main() {
 	if exe == "" {
 		exe = filepath.Join(work, "kgforge")
 		if out, err := exec.Command("go", "build", "-o", exe, "./cmd/kgforge").CombinedOutput(); err != nil {
-			log.Fatalf("go build: %v\n%s", err, out)
+			return fmt.Errorf("go build: %w\n%s", err, out)
 		}
 	}
 	root := filepath.Join(work, "corpus")
 	pipeline, err := writeCorpus(root, *docs, *paras)
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	old := time.Now().Add(-time.Hour) // older than the file index's racy window
 	if err := ageAll(root, old); err != nil {
-		log.Fatal(err)
+		return err
 	}
 	b := &bench{exe: exe, pipeline: pipeline, out: filepath.Join(work, "out"), cache: filepath.Join(work, "cache")}
 	fmt.Printf("corpus: %d documents of %d paragraphs, 2 CSV tables; extract.skip (no model)\n\n", *docs, *paras)
 	fmt.Println("| build | wall | ingest / consolidate / bundle | peak RSS | sources read | source units run/reused | chunks | nodes |")
 	fmt.Println("|---|---|---|---|---|---|---|---|")
-	b.run("first")
-	b.run("unchanged")
 	changed := filepath.Join(root, "docs", docName(*docs/2))
-	if err := os.WriteFile(changed, []byte(document(*docs/2, *paras, 7)), 0o600); err != nil {
-		log.Fatal(err)
+	steps := []struct {
+		name   string
+		before func() error
+	}{
+		{"first", nil},
+		{"unchanged", nil},
+		{"one document changed", func() error {
+			if err := os.WriteFile(changed, []byte(document(*docs/2, *paras, 7)), 0o600); err != nil {
+				return err
+			}
+			return os.Chtimes(changed, old.Add(time.Minute), old.Add(time.Minute))
+		}},
+		{"one document deleted", func() error { return os.Remove(filepath.Join(root, "docs", docName(*docs/3))) }},
 	}
-	if err := os.Chtimes(changed, old.Add(time.Minute), old.Add(time.Minute)); err != nil {
-		log.Fatal(err)
+	for _, s := range steps {
+		if s.before != nil {
+			if err := s.before(); err != nil {
+				return err
+			}
+		}
+		if err := b.run(s.name); err != nil {
+			return err
+		}
 	}
-	b.run("one document changed")
-	if err := os.Remove(filepath.Join(root, "docs", docName(*docs/3))); err != nil {
-		log.Fatal(err)
-	}
-	b.run("one document deleted")
+	return nil
 }
 
 type bench struct{ exe, pipeline, out, cache string }
 
 // run builds once and prints a row of the table.
-func (b *bench) run(name string) {
+func (b *bench) run(name string) error {
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(b.exe, "build", "--pipeline", b.pipeline, "--out", b.out, "--json")
 	cmd.Env = append(os.Environ(), "KGFORGE_CACHE_DIR="+b.cache)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
-		log.Fatalf("build %s: %v\n%s", name, err, stderr.String())
+		return fmt.Errorf("build %s: %w\n%s", name, err, stderr.String())
 	}
 	wall := time.Since(start)
 	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // KiB on Linux
 	var rep stages.Report
 	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
-		log.Fatalf("build %s: report: %v", name, err)
+		return fmt.Errorf("build %s: report: %w", name, err)
 	}
 	if rep.Plan == nil { // a kgforge from before the engine: no plan to report
 		rep.Plan = &stages.Plan{SourcesRead: -1, Units: map[string]*stages.UnitCounts{"source": {Run: -1, Reused: -1}}}
@@ -96,6 +114,7 @@ func (b *bench) run(name string) {
 	if len(rep.Plan.Changed)+len(rep.Plan.Removed) > 0 {
 		fmt.Printf("|  | changed %v, removed %v |  |  |  |  |  |  |\n", rep.Plan.Changed, rep.Plan.Removed)
 	}
+	return nil
 }
 
 func docName(i int) string { return fmt.Sprintf("doc-%05d.md", i) }

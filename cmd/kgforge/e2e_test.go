@@ -345,16 +345,6 @@ func outOfTime(ctx context.Context) string {
 	return " (the test's time ran out first: the model answers too slowly for -timeout)"
 }
 
-func rejectedChunks(r *stages.Report) []string {
-	var ids []string
-	for _, rj := range r.Rejected {
-		if rj.Stage == "extract" {
-			ids = append(ids, rj.Item)
-		}
-	}
-	return ids
-}
-
 // checkBundle checks grounding and counts and returns the sorted ids by kind.
 func checkBundle(t *testing.T, b *bundle.Bundle) map[string][]string {
 	t.Helper()
