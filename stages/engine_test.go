@@ -237,3 +237,44 @@ func TestAddress_DependsOnEveryInput(t *testing.T) {
 		t.Error("the same inputs gave another address")
 	}
 }
+
+// TestRunner_TouchedFileKeepsItsNewTime touches a document (same content,
+// a new time): the next build reads it and reuses its segment, the one
+// after reads nothing, and both bundles are the bundle a build from
+// nothing makes (whose sources say the file's new time).
+func TestRunner_TouchedFileKeepsItsNewTime(t *testing.T) {
+	c, _ := fakeOllama(t, false)
+	p, dir := mixedDocs(t)
+	rn := &Runner{LLM: c, CacheDir: t.TempDir(), OutDir: t.TempDir()}
+	if _, err := rn.Run(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "docs", docName(0))
+	touched := time.Now().Add(-30 * time.Minute).Truncate(time.Second)
+	if err := os.Chtimes(path, touched, touched); err != nil {
+		t.Fatal(err)
+	}
+	var bundles []string
+	for i, wantRead := range []int{1, 0} {
+		rep, err := rn.Run(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Plan.SourcesRead != wantRead || rep.Plan.Units["source"].Run != 0 {
+			t.Errorf("build %d after the touch: %d sources read, %d units run; want %d and 0", i, rep.Plan.SourcesRead, rep.Plan.Units["source"].Run, wantRead)
+		}
+		bundles = append(bundles, rep.Bundle)
+	}
+	fresh, err := (&Runner{LLM: c, CacheDir: rn.CacheDir, OutDir: t.TempDir()}).Run(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range bundles {
+		if d := bundle.Compare(manifestOf(t, fresh.Bundle), manifestOf(t, dir)); len(d) != 0 {
+			t.Errorf("a build after the touch differs from a build from nothing: %+v", d)
+		}
+	}
+	if d := bundle.Compare(manifestOf(t, bundles[0]), manifestOf(t, bundles[1])); len(d) != 0 {
+		t.Errorf("the two builds after the touch differ: %+v", d)
+	}
+}

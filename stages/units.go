@@ -89,7 +89,11 @@ func (b *build) readSource(ctx context.Context, f ingest.Found) (sourceUnit, err
 		if sha, ok := b.index.lookup(b.indexKey(f), info); ok {
 			if addr := b.sourceAddress(f, sha); b.st.has(addr) {
 				u.addr, u.reused = addr, true
-				return u, b.st.meta(addr, &u.meta)
+				err := b.st.meta(addr, &u.meta)
+				// The segment may come from a read of the same content
+				// at another time: the file's own time is the truth.
+				u.meta.Source.Modified = info.ModTime().UTC()
+				return u, err
 			}
 		}
 	}
