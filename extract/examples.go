@@ -82,8 +82,12 @@ func replyJSON(r Reply) string {
 	triplets := make([]orderedProps, len(r.Triplets))
 	for i, t := range r.Triplets {
 		triplets[i] = orderedProps{
-			{"evidence", t.Evidence}, {"subject", t.Subject}, {"subject_type", t.SubjectType},
-			{"predicate", t.Predicate}, {"object", t.Object}, {"object_type", t.ObjectType},
+			{"evidence", t.Evidence},
+			{"subject", t.Subject},
+			{"subject_type", t.SubjectType},
+			{"predicate", t.Predicate},
+			{"object", t.Object},
+			{"object_type", t.ObjectType},
 		}
 	}
 	entities := make([]orderedProps, len(r.Entities))

@@ -57,8 +57,8 @@ type result struct {
 	Dropped    map[string]int `json:"triplets_dropped,omitempty"`
 	Gleaned    int            `json:"triplets_gleaned,omitempty"` // kept triplets only a gleaning turn found
 	Kept       int            `json:"triplets_kept"`
-	Cut        map[string]int `json:"replies_cut,omitempty"` // replies cut before the model finished them, by reason
-	Tokens     [2]int64       `json:"tokens"`                // prompt and completion tokens of the calls made (not of cached replies)
+	Cut        map[string]int `json:"replies_cut,omitempty"`      // replies cut before the model finished them, by reason
+	Tokens     [2]int64       `json:"tokens"`                     // prompt and completion tokens of the calls made (not of cached replies)
 	EvidenceIn [2]int         `json:"evidence_in_gold,omitempty"` // correct triplets whose evidence is in a gold evidence sentence, of those with annotated evidence
 	Seconds    float64        `json:"seconds"`
 }
