@@ -33,6 +33,7 @@ var allowed = map[string][]string{
 	"bundle":         {"kg", "internal/duck"},
 	"agent":          {"bundle", "llm", "prompts", "kg", "internal/duck"},
 	"agent/mcp":      {"agent"},
+	"agent/eval":     {"agent", "bundle", "llm", "kg"},
 	"review":         {"bundle", "consolidate", "kg"},
 	"bench/quality":  {},
 	"bench/extractq": {"bench/quality", "extract", "kg", "llm", "stages"},

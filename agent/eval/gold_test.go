@@ -1,0 +1,39 @@
+package eval
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCheckGold_RefusesAResultThatIsNotTheAnswer(t *testing.T) {
+	cases := []struct {
+		name string
+		q    *Question
+		rows [][]string
+		want string // "" for a result that is the answer
+	}{
+		{"number", q(t, KindNumber, "How many?", 8), [][]string{{"8"}}, ""},
+		{"number changed", q(t, KindNumber, "How many?", 8), [][]string{{"9"}}, `gives "9"`},
+		{"no rows", q(t, KindNumber, "How many?", 8), nil, "no rows"},
+		{"two values", q(t, KindNumber, "How many?", 8), [][]string{{"8", "9"}}, "want one value"},
+		{"percent as fraction", q(t, KindPercent, "Share?", 37.5), [][]string{{"0.375"}}, ""},
+		{"bool", q(t, KindBool, "Is it?", false), [][]string{{"false"}}, ""},
+		{"bool changed", q(t, KindBool, "Is it?", false), [][]string{{"true"}}, "not the gold answer"},
+		{"list in another order", q(t, KindList, "Which?", []any{"A b", "C"}), [][]string{{"c"}, {"a B"}}, ""},
+		{"list with one more", q(t, KindList, "Which?", []any{"A b", "C"}), [][]string{{"c"}, {"a B"}, {"d"}}, "not the gold list"},
+		{"table", q(t, KindTable, "Rows?", []any{[]any{"Porto", "840"}, []any{"Brno", "960"}}), [][]string{{"Brno", "960"}, {"Porto", "840.0"}}, ""},
+		{"table row changed", q(t, KindTable, "Rows?", []any{[]any{"Porto", "840"}, []any{"Brno", "960"}}), [][]string{{"Brno", "961"}, {"Porto", "840"}}, "not the gold rows"},
+		{"table row twice", q(t, KindTable, "Rows?", []any{[]any{"Porto", "840"}, []any{"Brno", "960"}}), [][]string{{"Porto", "840"}, {"Porto", "840"}}, "not the gold rows"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := CheckGold(c.q, c.rows)
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("CheckGold: %v, want nil", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Errorf("CheckGold: %v, want an error with %q", err, c.want)
+			}
+		})
+	}
+}
