@@ -17,8 +17,17 @@ import (
 // retain keeps the newest Runner.Keep bundles of the output directory
 // (all when Keep is 0), then removes every segment that no kept bundle was
 // made of, and the records of bundles that are gone. It runs after the new
-// bundle is committed and latest points at it, under the output lock.
-func (b *build) retain() error {
+// bundle is committed and latest points at it, under the output lock; what
+// it cannot remove is a warning of the run report, not a failed build (the
+// next build tries again).
+func (b *build) retain() {
+	if err := b.retainErr(); err != nil {
+		b.log.Warn("retention", "err", err)
+		b.rep.warn("retain", b.outDir, err.Error())
+	}
+}
+
+func (b *build) retainErr() error {
 	bundles, err := listBundles(b.outDir)
 	if err != nil {
 		return err

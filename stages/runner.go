@@ -240,9 +240,7 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 	if err := b.loadGraph(ctx); err != nil {
 		return b.rep, err
 	}
-	if err := b.retain(); err != nil {
-		return b.rep, err
-	}
+	b.retain()
 	return b.finish(a, c)
 }
 
