@@ -181,3 +181,17 @@ func TestExtractor_UngroundedSkipsTheRules(t *testing.T) {
 		t.Errorf("ungrounded kept %+v (%v), want the model's one triplet", res.Triplets, err)
 	}
 }
+
+// FuzzCheckTriplet: the rules take any text without panicking, and a
+// triplet they pass has both names in its evidence.
+func FuzzCheckTriplet(f *testing.F) {
+	f.Add(martaLeads, "leads", "Velora Cycles", martaLeads)
+	f.Add(" . ", "_", ".", "..")
+	f.Add("a\xffb.", "x", "b", "a\xffb. b")
+	f.Fuzz(func(t *testing.T, subject, predicate, object, evidence string) {
+		if CheckTriplet(subject, predicate, object, evidence) == "" && (!contains(evidence, subject) || !contains(evidence, object)) {
+			t.Errorf("(%q, %q, %q) passed, but %q does not write both", subject, predicate, object, evidence)
+		}
+		_ = CheckEntity(subject, evidence)
+	})
+}
