@@ -150,6 +150,10 @@ func benchSQL(cs []kg.Chunk, qs []string) error {
 	if err != nil {
 		return err
 	}
+	other, err := timeOthers(ctx, tb, qs, cs)
+	if err != nil {
+		return err
+	}
 	mem, err := tb.Call(ctx, agent.ToolQuery, json.RawMessage(`{"sql":"SELECT round(sum(memory_usage_bytes) / 1048576) FROM duckdb_memory()"}`))
 	if err != nil {
 		return err
@@ -157,7 +161,35 @@ func benchSQL(cs []kg.Chunk, qs []string) error {
 	fmt.Printf("sql: postings %d rows, %s + %s on disk; bundle commit %s (all files); toolbox open %s; sems p50 %s p95 %s; sandbox memory %s MiB\n",
 		b.Manifest.Counts["postings"], mib(b.Manifest.Files[bundle.PostingsFile].Bytes), mib(b.Manifest.Files[bundle.PostingDocsFile].Bytes),
 		commit.Round(time.Millisecond), open.Round(time.Millisecond), lat[len(lat)/2], lat[len(lat)*95/100], strings.Fields(mem)[len(strings.Fields(mem))-1])
+	fmt.Println("sql, the other tools on the same bundle: " + other)
 	return nil
+}
+
+// timeOthers times grep (a word of each query), cat (a chunk) and ls on
+// the same bundle, p50 / p95 each.
+func timeOthers(ctx context.Context, tb *agent.Toolbox, qs []string, cs []kg.Chunk) (string, error) {
+	var parts []string
+	for _, t := range []struct {
+		tool string
+		args func(i int, q string) any
+	}{
+		{agent.ToolGrep, func(_ int, q string) any { return map[string]string{"pattern": strings.Fields(q)[0]} }},
+		{agent.ToolCat, func(i int, _ string) any { return map[string]string{"id": cs[i*len(cs)/len(qs)].ID} }},
+		{agent.ToolLs, func(int, string) any { return map[string]string{} }},
+	} {
+		i := 0
+		lat, err := timeQueries(qs, func(q string) error {
+			args, _ := json.Marshal(t.args(i, q))
+			i++
+			_, err := tb.Call(ctx, t.tool, args)
+			return err
+		})
+		if err != nil {
+			return "", err
+		}
+		parts = append(parts, fmt.Sprintf("%s p50 %s p95 %s", t.tool, lat[len(lat)/2], lat[len(lat)*95/100]))
+	}
+	return strings.Join(parts, "; "), nil
 }
 
 // benchBleve builds a bleve index of the chunks on disk with the BM25
