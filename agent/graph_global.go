@@ -16,10 +16,10 @@ import (
 )
 
 // Betweenness is exact (gonum's Brandes) while nodes × edges stays under
-// exactBetweennessWork, about a second here, and sampled from
+// exactBetweennessWork, under half a second of CPU here, and sampled from
 // defaultPivots sources above it: the exact one walks every edge once per
-// node, 88 s on 30k edges and some 27 hours by that rate on 1M, where 64
-// sampled sources take 3 s (docs/benchmarks.md).
+// node, 52 s of CPU on 30k edges and some 16 hours by that rate on 1M,
+// where 64 sampled sources take 4 s (docs/benchmarks.md).
 const (
 	exactBetweennessWork = 3_000_000
 	defaultPivots        = 64
