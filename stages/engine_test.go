@@ -2,6 +2,7 @@ package stages
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -114,8 +115,12 @@ func TestRunner_UnchangedBuildReadsNoSourceAndAsksNothing(t *testing.T) {
 	if len(pl.Unchanged) != 5 || len(pl.Added)+len(pl.Changed)+len(pl.Removed) != 0 {
 		t.Errorf("unchanged build: sources %+v", pl)
 	}
-	if d := bundle.Compare(manifestOf(t, first.Bundle), manifestOf(t, again.Bundle)); len(d) != 0 {
+	m1, m2 := manifestOf(t, first.Bundle), manifestOf(t, again.Bundle)
+	if d := bundle.Compare(m1, m2); len(d) != 0 {
 		t.Errorf("the unchanged build's bundle differs: %+v", d)
+	}
+	if !maps.Equal(m1.Prompts, m2.Prompts) || m1.Models["chat"] != m2.Models["chat"] {
+		t.Errorf("manifest prompts %v and model %v, then %v and %v", m1.Prompts, m1.Models["chat"], m2.Prompts, m2.Models["chat"])
 	}
 	if again.Tables != 1 || manifestOf(t, again.Bundle).Counts["rows:parts"] != 2 {
 		t.Errorf("the reused table: %d tables, counts %v", again.Tables, manifestOf(t, again.Bundle).Counts)

@@ -29,18 +29,21 @@ func hasSentence(c kg.Chunk) bool { return len(extract.Sentences(c.Text)) > 0 }
 
 // extractAddress is the content address of an extract unit: its chunks
 // (whose ids hash their source and text), the extraction options, the
-// prompt's version, the chat model's digest (asked of the server only
-// when a chunk of the unit has something to ask) and the code.
+// chat model's digest and the version of the prompt its mode uses (both
+// known once the extractor is built, which asks the server about the
+// model only when a chunk of the unit has something to ask) and the code.
+// Building the extractor here, even when every unit is reused, keeps the
+// manifest's prompt version that of the mode the triplets were made in.
 func (b *build) extractAddress(ctx context.Context, bm batchMeta) (string, error) {
-	opts := b.exOpts
+	opts, version := b.exOpts, b.checked.PromptVersion()
 	if bm.Ask {
-		d, err := b.digests.get(ctx, opts.Model)
+		ex, err := b.ex.extractor(ctx, kg.Chunk{ID: bm.Chunks[0]})
 		if err != nil {
-			return "", fmt.Errorf("extract: chat model %s: %w", opts.Model, err)
+			return "", err
 		}
-		opts.ModelDigest = d
+		opts.ModelDigest, version = b.digests.known(opts.Model), ex.PromptVersion()
 	}
-	return address("extract", bm.Chunks, opts, b.checked.PromptVersion(), b.code), nil
+	return address("extract", bm.Chunks, opts, version, b.code), nil
 }
 
 // batch is an extract unit running now: its chunks go to the extract
