@@ -336,3 +336,33 @@ func TestNeighboursCountsOnlyTheMostCommonTypesOfAHub(t *testing.T) {
 		t.Errorf("degree = %q, want it to end %q", out, want)
 	}
 }
+
+func TestGraphToolSchemasAreObjectsWithARequiredArray(t *testing.T) {
+	tb := graphToolbox(t, supplyGraph())
+	for _, tool := range tb.graphTools() {
+		var s struct {
+			Type       string                     `json:"type"`
+			Required   json.RawMessage            `json:"required"`
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		if err := json.Unmarshal(tool.Params, &s); err != nil {
+			t.Errorf("%s: schema is not JSON: %v", tool.Name, err)
+			continue
+		}
+		var required []string
+		if s.Type != "object" || !strings.HasPrefix(string(s.Required), "[") || json.Unmarshal(s.Required, &required) != nil {
+			t.Errorf("%s: schema %s is not an object with a required array", tool.Name, tool.Params)
+		}
+		for _, r := range required {
+			if _, ok := s.Properties[r]; !ok {
+				t.Errorf("%s: required %q is not a property", tool.Name, r)
+			}
+		}
+		for name, p := range s.Properties {
+			var ps struct{ Type string }
+			if json.Unmarshal(p, &ps) != nil || ps.Type == "" {
+				t.Errorf("%s: property %s has no type: %s", tool.Name, name, p)
+			}
+		}
+	}
+}

@@ -42,7 +42,12 @@ const (
 	pTopK  = `{"type":"integer","minimum":1,"maximum":50,"description":"how many top nodes (default 10)"}`
 )
 
+// schema is an object schema of the given properties; required lists the
+// names it needs (none for nil).
 func schema(required []string, props ...string) json.RawMessage {
+	if required == nil {
+		required = []string{}
+	}
 	req, _ := json.Marshal(required)
 	return json.RawMessage(`{"type":"object","required":` + string(req) + `,"properties":{` + strings.Join(props, ",") + `}}`)
 }
