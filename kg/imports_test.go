@@ -40,6 +40,7 @@ var allowed = map[string][]string{
 	"bench/erq":      {"bench/quality", "consolidate/resolve", "kg", "llm"},
 	"bench/linkq":    {"bundle", "consolidate", "consolidate/resolve", "kg", "llm", "pipelines", "stages"},
 	"bench/synth":    {"kg"},
+	"bench/agentq":   {"agent", "agent/eval", "bundle", "llm", "pipelines", "stages"},
 	"bench/engine":   {"stages"},
 	"llm":            {},
 	"internal/duck":  {},

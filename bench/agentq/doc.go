@@ -1,0 +1,17 @@
+// Command agentq measures the query agent on public benchmark dev data
+// (../shared/benchmarks, read at run time and never copied into the
+// repository): TAT-QA hybrid documents (paragraphs as a document, the
+// table as a CSV data table), Spider databases and KaggleDBQA databases
+// with their documentation, each turned into bundles by kgforge's own
+// build (extraction skipped unless -extract: the structural graph of
+// documents, chunks, tables, columns and row entities), then asked of the
+// kgforge agent and the two baselines of agent/eval on one model, and
+// scored by the harness.
+//
+//	go run ./bench/agentq -data /work/shared/benchmarks -n 20 -model gemma3:270m
+//
+// Gold answers: TAT-QA's human answers (number, percent with its scale,
+// text, or list); for Spider and KaggleDBQA the result of the gold SQL run
+// over the built bundle (table names rewritten to the bundle's), kept only
+// when it is non-empty and at most ten rows, as the example's set is made.
+package main
