@@ -147,6 +147,9 @@ func New(ctx context.Context, c LLM, b *bundle.Bundle, opts Options) (*Agent, er
 	if err != nil {
 		return nil, err
 	}
+	if e, ok := c.(Embedder); ok { // sems embeds its query when it can
+		tb.SetEmbedder(e)
+	}
 	offer, err := offered(tb, opts.Tools)
 	if err != nil {
 		return nil, errors.Join(err, tb.Close())

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"kgforge/llm"
@@ -16,14 +17,15 @@ const replyTokens = 512
 
 // promptData is what the agent prompt's parts render.
 type promptData struct {
-	Tools    string // one line per offered tool: name, description, arguments
+	Tools    string // one line per offered tool: name, arguments, description
 	Budget   int
 	Format   string
 	Question string
+	Document string // how results quote the sources (DocumentNote)
 }
 
 func (a *Agent) newFormat(question string) (format, error) {
-	d := promptData{Tools: toolLines(a.offer), Budget: a.opts.Budget, Format: a.opts.Format, Question: question}
+	d := promptData{Tools: toolLines(a.offer), Budget: a.opts.Budget, Format: a.opts.Format, Question: question, Document: DocumentNote}
 	if a.opts.Format == FormatCompletion {
 		prefix, err := a.prompt.RenderPart("completion", d)
 		if err != nil {
@@ -42,14 +44,45 @@ func (a *Agent) newFormat(question string) (format, error) {
 	return &jsonFormat{a: a, msgs: msgs, schema: actionSchema(a.offer)}, nil
 }
 
-// toolLines lists the tools for a prompt: name, description, and the
-// arguments' schema.
+// toolLines lists the tools for a prompt, one line each: the name, the
+// arguments (optional ones marked ?) and the description. The schema
+// itself constrains the reply, so the prompt stays short for small models.
 func toolLines(tools []Tool) string {
 	var b strings.Builder
 	for _, t := range tools {
-		fmt.Fprintf(&b, "- %s: %s Arguments: %s\n", t.Name, t.Description, compact(t.Params))
+		fmt.Fprintf(&b, "- %s(%s): %s\n", t.Name, strings.Join(argNames(t.Params), ", "), t.Description)
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// argNames lists the properties of a parameters schema in their order,
+// each optional one with a ? after it.
+func argNames(params json.RawMessage) []string {
+	var p struct {
+		Properties json.RawMessage `json:"properties"`
+		Required   []string        `json:"required"`
+	}
+	if json.Unmarshal(params, &p) != nil || len(p.Properties) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(p.Properties))
+	if _, err := dec.Token(); err != nil { // {
+		return nil
+	}
+	var names []string
+	for dec.More() {
+		tok, err := dec.Token()
+		name, ok := tok.(string)
+		var skip json.RawMessage
+		if err != nil || !ok || dec.Decode(&skip) != nil {
+			return names
+		}
+		if !slices.Contains(p.Required, name) {
+			name += "?"
+		}
+		names = append(names, name)
+	}
+	return names
 }
 
 // oneLine is a reply as one line of the log: compacted JSON, or the text

@@ -13,6 +13,7 @@ import (
 	"kgforge/agent"
 	"kgforge/agent/mcp"
 	"kgforge/internal/duck"
+	"kgforge/llm"
 
 	"github.com/spf13/cobra"
 )
@@ -44,6 +45,10 @@ func mcpCmd(g *globals) *cobra.Command {
 				return sandboxError(err)
 			}
 			defer func() { err = errors.Join(err, tb.Close()) }()
+			if client, err := llm.New(llm.Options{}); err == nil { // sems embeds its query with the bundle's model
+				defer client.Close()
+				tb.SetEmbedder(client)
+			}
 			s := mcp.NewServer(tb, buildVersion())
 			if addr == "" {
 				return mcp.ServeStdio(cmd.Context(), s)
