@@ -25,13 +25,13 @@ import (
 // evidence is a sentence of the real text). It is built once per test
 // binary; each test opens its own copy of the handle.
 var (
-	exampleOnce sync.Once
-	exampleDir  string
-	exampleErr  error
+	exampleOnce     sync.Once
+	exampleDir      string
+	errExampleBuild error
 
-	vectorsOnce sync.Once
-	vectorsDir  string
-	vectorsErr  error
+	vectorsOnce     sync.Once
+	vectorsDir      string
+	errVectorsBuild error
 )
 
 // exampleDocs and exampleTables are the example's sources the bundle holds.
@@ -54,8 +54,8 @@ const exampleRoot = "../examples/bikeco"
 // exampleBundle opens the example bundle.
 func exampleBundle(t testing.TB) *bundle.Bundle {
 	t.Helper()
-	exampleOnce.Do(func() { exampleDir, exampleErr = buildExample(nil) })
-	return openExample(t, exampleDir, exampleErr)
+	exampleOnce.Do(func() { exampleDir, errExampleBuild = buildExample(nil) })
+	return openExample(t, exampleDir, errExampleBuild)
 }
 
 // exampleBundleWithVectors opens the example bundle with the vectors of
@@ -63,7 +63,7 @@ func exampleBundle(t testing.TB) *bundle.Bundle {
 func exampleBundleWithVectors(t testing.TB, emb Embedder, model string) *bundle.Bundle {
 	t.Helper()
 	vectorsOnce.Do(func() {
-		vectorsDir, vectorsErr = buildExample(func(ctx context.Context, nodes []kg.Node) (bundle.VectorSet, error) {
+		vectorsDir, errVectorsBuild = buildExample(func(ctx context.Context, nodes []kg.Node) (bundle.VectorSet, error) {
 			vs := bundle.VectorSet{Name: "entities", Model: model}
 			var names []string
 			for _, n := range nodes {
@@ -82,7 +82,7 @@ func exampleBundleWithVectors(t testing.TB, emb Embedder, model string) *bundle.
 			return vs, nil
 		})
 	})
-	return openExample(t, vectorsDir, vectorsErr)
+	return openExample(t, vectorsDir, errVectorsBuild)
 }
 
 func openExample(t testing.TB, dir string, err error) *bundle.Bundle {

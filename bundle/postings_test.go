@@ -58,7 +58,7 @@ func TestWriter_PostingsIndexChunksAndNodesButNotChunkNodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sb.Close()
+	defer func() { _ = sb.Close() }()
 	_, rows, _, err := sb.Query(ctx, "SELECT d.id, p.tf FROM postings p JOIN postings_docs d USING (doc) WHERE p.term = 'frames' ORDER BY d.id", 10)
 	if err != nil || len(rows) != 3 || rows[0][0] != "c1" || rows[0][1] != "2" {
 		t.Errorf("postings in the sandbox: %v, %v", rows, err)
