@@ -1,7 +1,6 @@
 package pipelines
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -16,8 +15,6 @@ import (
 	"unicode"
 
 	"kgforge/kg"
-
-	"github.com/goccy/go-yaml"
 )
 
 // Pipeline is one pipeline file.
@@ -34,6 +31,7 @@ type Pipeline struct {
 	Link       Link       `yaml:"link"`
 	Neo4j      Neo4j      `yaml:"neo4j"`
 	DuckDB     DuckDB     `yaml:"duckdb"`
+	Gates      Gates      `yaml:"gates"`
 
 	// Path is the file the pipeline was read from; SHA256 its digest.
 	Path   string `yaml:"-"`
@@ -231,6 +229,47 @@ type DuckDB struct {
 	MemoryLimit string `yaml:"memory_limit"`
 }
 
+// Gates are the quality gates a build must pass against the previous one
+// (the bundle latest points at) before its bundle becomes latest; a gate
+// left out is not checked. A build with no previous bundle passes them all.
+type Gates struct {
+	// MaxNodeDrop fails the build when its nodes are fewer than the
+	// previous build's by more than this percentage; MaxEdgeDrop the same
+	// for edges.
+	MaxNodeDrop *float64 `yaml:"max_node_drop_percent"`
+	MaxEdgeDrop *float64 `yaml:"max_edge_drop_percent"`
+	// MaxMergeGrowth fails the build when its merges outnumber the
+	// previous build's by more than this percentage.
+	MaxMergeGrowth *float64 `yaml:"max_merge_growth_percent"`
+	// NewSourceFailures says what a source rejected now, that the previous
+	// build did not reject, does: fail the build, or allow it (the
+	// default: the build is partial, exit 3).
+	NewSourceFailures GateAction `yaml:"new_source_failures"`
+}
+
+// GateAction says what a gate does when it trips.
+type GateAction string
+
+// The gate actions.
+const (
+	GateAllow GateAction = "allow"
+	GateFail  GateAction = "fail"
+)
+
+// Count says how many gates are set.
+func (g Gates) Count() int {
+	n := 0
+	for _, p := range []*float64{g.MaxNodeDrop, g.MaxEdgeDrop, g.MaxMergeGrowth} {
+		if p != nil {
+			n++
+		}
+	}
+	if g.NewSourceFailures == GateFail {
+		n++
+	}
+	return n
+}
+
 // Default returns a pipeline with every default set.
 func Default() Pipeline {
 	return Pipeline{
@@ -241,6 +280,7 @@ func Default() Pipeline {
 		Extract:  Extract{Prompt: "extract.tmpl", Evidence: EvidenceSentences, Mode: ExtractAuto},
 		Neo4j:    Neo4j{Mode: Neo4jAuto, BatchSize: 5000},
 		DuckDB:   DuckDB{Threads: 2, MemoryLimit: "2GB"},
+		Gates:    Gates{NewSourceFailures: GateAllow},
 	}
 }
 
@@ -260,14 +300,22 @@ func Load(path string) (*Pipeline, error) {
 	return p, nil
 }
 
-// Parse decodes and validates pipeline YAML.
+// Parse decodes and validates pipeline YAML, expanding ${VAR} in string
+// values from the environment (Expand).
 func Parse(raw []byte) (*Pipeline, error) {
+	return ParseEnv(raw, os.LookupEnv)
+}
+
+// ParseEnv is Parse with ${VAR} read through lookup instead of the
+// process's environment. Every problem comes back at once: unset
+// variables, unknown fields and invalid values, each naming its field.
+func ParseEnv(raw []byte, lookup func(string) (string, bool)) (*Pipeline, error) {
 	p := Default()
-	dec := yaml.NewDecoder(bytes.NewReader(raw), yaml.Strict())
-	if err := dec.Decode(&p); err != nil {
-		return nil, fmt.Errorf("decode: %s", yaml.FormatError(err, false, true))
+	typed, err := decode(raw, &p, lookup)
+	if typed {
+		err = errors.Join(err, p.Validate())
 	}
-	if err := p.Validate(); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	return &p, nil
@@ -389,7 +437,25 @@ func (p *Pipeline) Validate() error {
 	if p.DuckDB.Threads < 0 {
 		bad("duckdb.threads", p.DuckDB.Threads, "must not be negative")
 	}
+	checkGates(bad, p.Gates)
 	return errors.Join(errs...)
+}
+
+func checkGates(bad func(string, any, string), g Gates) {
+	for _, f := range []struct {
+		name string
+		v    *float64
+		max  float64
+	}{{"max_node_drop_percent", g.MaxNodeDrop, 100}, {"max_edge_drop_percent", g.MaxEdgeDrop, 100}, {"max_merge_growth_percent", g.MaxMergeGrowth, 1e9}} {
+		if f.v != nil && (*f.v < 0 || *f.v > f.max) {
+			bad("gates."+f.name, *f.v, fmt.Sprintf("must be a percentage between 0 and %v", f.max))
+		}
+	}
+	switch g.NewSourceFailures {
+	case GateAllow, GateFail:
+	default:
+		bad("gates.new_source_failures", g.NewSourceFailures, "must be allow or fail")
+	}
 }
 
 func checkLimits(bad func(string, any, string), l Limits) {

@@ -140,3 +140,22 @@ func TestLoad_ExtractModeDefaultsToAutoAndThinkToOff(t *testing.T) {
 		t.Errorf("extract.mode %q, think %v: want completion and true", p.Extract.Mode, p.Extract.Think)
 	}
 }
+
+func TestLoad_Gates(t *testing.T) {
+	p, err := Load("testdata/gates.good.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := p.Gates
+	if g.MaxNodeDrop == nil || *g.MaxNodeDrop != 10 || g.MaxEdgeDrop == nil || *g.MaxEdgeDrop != 0 ||
+		g.MaxMergeGrowth == nil || *g.MaxMergeGrowth != 50 || g.NewSourceFailures != GateFail || g.Count() != 4 {
+		t.Errorf("gates = %+v", g)
+	}
+	d, err := Parse([]byte("name: x\nsources: [{name: a, paths: ['*.md']}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Gates.Count() != 0 || d.Gates.NewSourceFailures != GateAllow {
+		t.Errorf("default gates = %+v, want none set", d.Gates)
+	}
+}
