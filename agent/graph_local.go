@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/graph"
@@ -335,11 +336,14 @@ func (g *graphState) members(l int32) []int32 {
 	return all
 }
 
-// showTop lists the k nodes of highest score, ties by id.
+// showTop lists the k nodes of highest score, ranked by the score as
+// shown (format), ties by id: an iterative score (PageRank) that differs
+// between runs in its last digits ranks the same every time.
 func (g *graphState) showTop(what string, score map[int32]float64, k int, format string) string {
 	nodes := make([]int32, 0, len(score))
-	for i := range score {
+	for i, v := range score {
 		nodes = append(nodes, i)
+		score[i], _ = strconv.ParseFloat(fmt.Sprintf(format, v), 64)
 	}
 	slices.SortFunc(nodes, func(x, y int32) int {
 		return cmp.Or(cmp.Compare(score[y], score[x]), cmp.Compare(g.ids[x], g.ids[y]))

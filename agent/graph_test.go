@@ -366,3 +366,25 @@ func TestGraphToolSchemasAreObjectsWithARequiredArray(t *testing.T) {
 		}
 	}
 }
+
+func TestPageRankListsTheSameRanksEveryCall(t *testing.T) {
+	// gonum starts each PageRank from a random vector: the scores differ
+	// in their last digits from call to call, and nodes of equal rank
+	// must still come in one order.
+	example, err := NewToolbox(context.Background(), exampleBundle(t), duck.SandboxLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = example.Close() })
+	for name, tb := range map[string]*Toolbox{"example": example, "synthetic": graphToolbox(t, synth.Graph(3_000, 9_000, 2))} {
+		first, err := tb.Call(context.Background(), ToolPageRank, json.RawMessage(`{"k":50}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 10 {
+			if out, _ := tb.Call(context.Background(), ToolPageRank, json.RawMessage(`{"k":50}`)); out != first {
+				t.Fatalf("%s: pagerank changed between calls:\n%s\n----\n%s", name, first, out)
+			}
+		}
+	}
+}
