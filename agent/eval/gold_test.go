@@ -37,3 +37,25 @@ func TestCheckGold_RefusesAResultThatIsNotTheAnswer(t *testing.T) {
 		})
 	}
 }
+
+func TestSet_SampleKeepsOrderAndSize(t *testing.T) {
+	s := &Set{}
+	for i := range 10 {
+		s.Questions = append(s.Questions, Question{ID: string(rune('a' + i))})
+	}
+	got := s.Sample(4, 7)
+	if len(got.Questions) != 4 {
+		t.Fatalf("%d questions, want 4", len(got.Questions))
+	}
+	for i := 1; i < len(got.Questions); i++ {
+		if got.Questions[i-1].ID >= got.Questions[i].ID {
+			t.Errorf("sample out of the set's order: %v", got.Questions)
+		}
+	}
+	if again := s.Sample(4, 7); again.Questions[0].ID != got.Questions[0].ID {
+		t.Error("the same seed drew another sample")
+	}
+	if all := s.Sample(0, 7); len(all.Questions) != 10 {
+		t.Error("n = 0 did not keep the whole set")
+	}
+}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -259,4 +261,20 @@ func parseNumber(s string) (float64, bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// Sample returns a set of n questions of s drawn with seed, in the order
+// of s; all of s when n is 0 or not less than its size.
+func (s *Set) Sample(n int, seed uint64) *Set {
+	if n <= 0 || n >= len(s.Questions) {
+		return s
+	}
+	rng := rand.New(rand.NewPCG(seed, 3)) //nolint:gosec // sampling, not secrets
+	pick := rng.Perm(len(s.Questions))[:n]
+	slices.Sort(pick)
+	out := &Set{Name: s.Name}
+	for _, i := range pick {
+		out.Questions = append(out.Questions, s.Questions[i])
+	}
+	return out
 }

@@ -21,6 +21,7 @@ import (
 type evalFlags struct {
 	dir, questions, model, out, transcript string
 	agents                                 []string
+	sample                                 int
 	seed                                   uint64
 	opts                                   agent.Options
 }
@@ -54,7 +55,8 @@ tool, 4 calls) and sql-only (the query tool).`,
 	fs.StringVarP(&f.out, "out", "o", "", "write the report with every answer as JSON to this file")
 	fs.StringVar(&f.transcript, "transcript", "", "append every agent's runs to FILE as JSON lines")
 	fs.StringSliceVar(&f.agents, "agents", eval.AgentNames, "agents to run, comma-separated: "+strings.Join(eval.AgentNames, ", "))
-	fs.Uint64Var(&f.seed, "seed", 1, "seed of the bootstrap resamples")
+	fs.IntVar(&f.sample, "sample", 0, "ask only this many questions of the set, drawn with --seed (0: all)")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the sample and the bootstrap resamples")
 	sandboxFlags(cmd, &f.opts.Limits)
 	return cmd
 }
@@ -75,6 +77,10 @@ func runEval(ctx context.Context, g *globals, f *evalFlags) (err error) {
 	if err != nil {
 		return usageError(err)
 	}
+	if f.sample < 0 {
+		return usageError(fmt.Errorf("--sample %d: give 0 (all) or more", f.sample))
+	}
+	set = set.Sample(f.sample, f.seed)
 	b, err := openBundle(f.dir)
 	if err != nil {
 		return err

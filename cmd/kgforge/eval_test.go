@@ -98,3 +98,27 @@ func TestExampleQuestionsGoldSQL(t *testing.T) {
 		t.Errorf("%d questions need a document and a table together, want at least 5", docAndTable)
 	}
 }
+
+func TestEvalAgent_UsageErrors(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(bad, []byte("name: x\nquestions:\n  - id: a\n    question: How many?\n    kind: count\n    answer: 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string][]string{
+		"no questions":      {"eval", "agent", "--bundle", "x"},
+		"unknown agent":     {"eval", "agent", "--bundle", "x", "--questions", exampleQuestions, "--agents", "kgforge,oracle"},
+		"budget 0":          {"eval", "agent", "--bundle", "x", "--questions", exampleQuestions, "--budget", "0"},
+		"unknown format":    {"eval", "agent", "--bundle", "x", "--questions", exampleQuestions, "--format", "xml"},
+		"bad question file": {"eval", "agent", "--bundle", "x", "--questions", bad},
+		"negative sample":   {"eval", "agent", "--bundle", "x", "--questions", exampleQuestions, "--sample", "-1"},
+		"an argument":       {"eval", "agent", "--questions", exampleQuestions, "extra"},
+		"missing questions": {"eval", "agent", "--bundle", "x", "--questions", "nope.yaml"},
+	}
+	for name, args := range cases {
+		t.Run(name, func(t *testing.T) {
+			if code := run(context.Background(), args); code != exitUsage {
+				t.Errorf("exit code = %d, want %d", code, exitUsage)
+			}
+		})
+	}
+}
