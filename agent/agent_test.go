@@ -432,3 +432,14 @@ func TestAgent_QueryStoppedAtALimitIsAnErrorTheLoopGoesOn(t *testing.T) {
 		})
 	}
 }
+
+func TestToolLines_ArgumentsInSchemaOrderOptionalMarked(t *testing.T) {
+	tools := []Tool{
+		{Name: "ls", Description: "List.", Params: json.RawMessage(`{"type":"object","properties":{}}`)},
+		{Name: "path", Description: "A path.", Params: json.RawMessage(`{"type":"object","required":["to","from"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"types":{"type":"array","items":{"type":"string"}}}}`)},
+	}
+	want := "- ls(): List.\n- path(from, to, types?): A path."
+	if got := toolLines(tools); got != want {
+		t.Errorf("toolLines = %q, want %q", got, want)
+	}
+}
