@@ -10,7 +10,7 @@ import (
 // Bounds of the listings.
 const (
 	maxListed   = 40 // labels, edge types, tables, files per section of ls
-	maxLsEdges  = 30 // edges of one node
+	maxLsEdges  = 25 // edges of one node
 	nameInLine  = 80 // bytes of a name in a listing line
 	lsArgsShape = `{"id":"NODE_ID","type":"EDGE_TYPE"} or {}`
 )
@@ -104,11 +104,11 @@ func (t *Toolbox) lsNode(ctx context.Context, n nodeRef, typ string) (string, er
 	if typ != "" {
 		where = " AND e.type = " + lit(typ)
 	}
-	q := fmt.Sprintf(`SELECT dir, type, other, name, count(*) OVER () FROM (
-  SELECT 'out' AS dir, e.type, e.dst AS other, coalesce(o.name, '') AS name FROM memory.main.edges e LEFT JOIN memory.main.nodes o ON o.id = e.dst WHERE e.src = %[1]s%[2]s
+	q := fmt.Sprintf(`SELECT dir, type, other, name, count(*) OVER (), id FROM (
+  SELECT 'out' AS dir, e.type, e.dst AS other, coalesce(o.name, '') AS name, e.id FROM memory.main.edges e LEFT JOIN memory.main.nodes o ON o.id = e.dst WHERE e.src = %[1]s%[2]s
   UNION ALL
-  SELECT 'in', e.type, e.src, coalesce(o.name, '') FROM memory.main.edges e LEFT JOIN memory.main.nodes o ON o.id = e.src WHERE e.dst = %[1]s%[2]s
-) ORDER BY type, dir DESC, name, other`, lit(n.ID), where)
+  SELECT 'in', e.type, e.src, coalesce(o.name, ''), e.id FROM memory.main.edges e LEFT JOIN memory.main.nodes o ON o.id = e.src WHERE e.dst = %[1]s%[2]s
+) ORDER BY type, dir DESC, name, other, id`, lit(n.ID), where)
 	rows, _, err := t.rows(ctx, q, maxLsEdges)
 	if err != nil {
 		return "", err
@@ -124,13 +124,13 @@ func (t *Toolbox) lsNode(ctx context.Context, n nodeRef, typ string) (string, er
 		return b.String(), nil
 	}
 	total := rows[0][4]
-	fmt.Fprintf(&b, "%s edges (direction, type, other end's id and name):\n", total)
+	fmt.Fprintf(&b, "%s edges (type, direction, other end's id and name, edge id):\n", total)
 	for _, r := range rows {
 		arrow := "->"
 		if r[0] == "in" {
 			arrow = "<-"
 		}
-		fmt.Fprintf(&b, "%s\t%s %s\t%s\n", r[1], arrow, r[2], short(r[3], nameInLine))
+		fmt.Fprintf(&b, "%s\t%s %s\t%s\tedge %s\n", r[1], arrow, r[2], short(r[3], nameInLine), r[5])
 	}
 	if fmt.Sprint(len(rows)) != total {
 		fmt.Fprintf(&b, "… (first %d of %s edges; add \"type\" to list one edge type)", len(rows), total)

@@ -81,7 +81,7 @@ func TestLs_NodeListsItsEdgesWithTheOtherEnds(t *testing.T) {
 	kestrel, tr5 := nodeID(t, tb, "Kestrel Alloys"), nodeID(t, tb, "Aluminium frame TR5")
 	out := call(t, tb, ToolLs, fmt.Sprintf(`{"id":%q}`, kestrel))
 	wantAll(t, "ls node", out, `"Kestrel Alloys" (concept; Entity, Supplier)`, "11 edges",
-		"supplies\t-> "+tr5+"\tAluminium frame TR5", "SUPPLIED_BY\t<- "+tr5, "based_in\t-> ", "MENTIONS\t<- ")
+		"supplies\t-> "+tr5+"\tAluminium frame TR5\tedge "+kg.EdgeID(kestrel, "supplies", tr5), "SUPPLIED_BY\t<- "+tr5, "based_in\t-> ", "MENTIONS\t<- ")
 	// By exact name, narrowed to one type.
 	out = call(t, tb, ToolLs, `{"id":"kestrel alloys","type":"SUPPLIED_BY"}`)
 	if !strings.Contains(out, "3 edges") || strings.Contains(out, "MENTIONS") {
