@@ -117,6 +117,10 @@ type Writer struct {
 	// build goes on regardless).
 	Stale    []string
 	StaleErr error
+
+	// Unlisted makes Commit rename the bundle into place but leave the
+	// latest link as it is: a build that failed its quality gates.
+	Unlisted bool
 }
 
 // Create starts a bundle with the given build id under outDir, first
@@ -316,6 +320,9 @@ func (w *Writer) publish() error {
 	final := filepath.Join(w.outDir, w.buildID)
 	if err := os.Rename(w.tmp, final); err != nil {
 		return fmt.Errorf("commit bundle: publish %s: %w", final, err)
+	}
+	if w.Unlisted {
+		return syncDir(w.outDir)
 	}
 	// Point latest at the new build: a new link under a temporary name,
 	// renamed over the old one, so readers see one or the other.

@@ -83,7 +83,9 @@ type Report struct {
 	Warnings []Reject        `json:"warnings,omitempty"` // items kept with a problem, such as skipped CSV rows
 	// Plan says what the build reused and what it redid.
 	Plan *Plan `json:"plan"`
-	mu   sync.Mutex
+	// Gates are the quality gates checked against the previous build (gates.go).
+	Gates []Gate `json:"gates,omitempty"`
+	mu    sync.Mutex
 }
 
 // Plan says how a build compared with the one before it (the bundle
@@ -234,13 +236,16 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 	if err != nil {
 		return b.rep, err
 	}
+	b.gate(c)
 	if err := b.commit(a, c); err != nil {
 		return b.rep, err
 	}
-	if err := b.loadGraph(ctx); err != nil {
-		return b.rep, err
+	if b.rep.gateErr() == nil { // a failed gate publishes nothing
+		if err := b.loadGraph(ctx); err != nil {
+			return b.rep, err
+		}
+		b.retain()
 	}
-	b.retain()
 	return b.finish(a, c)
 }
 

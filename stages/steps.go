@@ -2,6 +2,7 @@ package stages
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -135,7 +136,11 @@ func (b *build) finish(a assembled, c consolidated) (*Report, error) {
 	if len(rep.Rejected) > 0 {
 		rep.Status = StatusPartial
 	}
+	gateErr := rep.gateErr()
+	if gateErr != nil {
+		rep.Status = StatusFailed
+	}
 	rep.Finished = b.now()
 	b.log.Info("build finished", "status", rep.Status, "build_id", rep.BuildID, "rejected", len(rep.Rejected))
-	return rep, writeReport(b.outDir, rep)
+	return rep, errors.Join(writeReport(b.outDir, rep), gateErr)
 }

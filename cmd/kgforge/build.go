@@ -62,9 +62,10 @@ func buildCmd(g *globals) *cobra.Command {
 			if errors.Is(err, stages.ErrOutputBusy) {
 				return &exitError{code: exitBusy, err: err}
 			}
-			if err != nil {
+			if err != nil && !errors.Is(err, stages.ErrGateFailed) {
 				return err
 			}
+			gateErr := err // the bundle is written, not latest: report it, then exit 1
 			if jsonReport {
 				enc := json.NewEncoder(os.Stdout)
 				enc.SetIndent("", "  ")
@@ -73,6 +74,9 @@ func buildCmd(g *globals) *cobra.Command {
 				}
 			} else {
 				fmt.Print(summary(rep))
+			}
+			if gateErr != nil {
+				return gateErr
 			}
 			if rep.Status == stages.StatusPartial {
 				return &exitError{code: exitPartial, err: fmt.Errorf("build %s is partial: %d items rejected (see the run report)", rep.BuildID, len(rep.Rejected))}
@@ -113,6 +117,13 @@ func summary(r *stages.Report) string {
 		fmt.Fprintf(&w, "  neo4j:     %d nodes, %d relationships loaded, %d stale removed\n", r.Neo4j.Nodes, r.Neo4j.Relationships, r.Neo4j.StaleRemoved)
 	} else {
 		fmt.Fprintf(&w, "  neo4j:     not loaded (set NEO4J_URI)\n")
+	}
+	for _, gt := range r.Gates {
+		verdict := "passed"
+		if !gt.Passed {
+			verdict = "FAILED"
+		}
+		fmt.Fprintf(&w, "  gate:      %s %s: %s\n", gt.Name, verdict, gt.Detail)
 	}
 	for _, rj := range r.Rejected {
 		fmt.Fprintf(&w, "  rejected:  %s %s: %s\n", rj.Stage, rj.Item, rj.Reason)
