@@ -202,10 +202,11 @@ func bootstrap(seed uint64, n int, stat func(idx []int) float64) [2]float64 {
 func (r Report) WriteTable(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "set %s, model %s, %d questions, %s\n\n", r.Set, r.Model, r.Questions, r.Date)
+	// A strings.Builder never fails a write: the tabwriter's are not checked.
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "agent\taccuracy\t95% CI\ttool calls/q\tfailed calls\tq with failed call\tbudget spent\terrors\tunique input tokens/q")
+	_, _ = fmt.Fprintln(tw, "agent\taccuracy\t95% CI\ttool calls/q\tfailed calls\tq with failed call\tbudget spent\terrors\tunique input tokens/q")
 	for _, s := range r.Agents {
-		fmt.Fprintf(tw, "%s\t%.1f %%\t%.1f–%.1f\t%.1f\t%.1f %%\t%d\t%d\t%d\t%.0f\n", s.Agent, 100*s.Accuracy, 100*s.CI[0], 100*s.CI[1],
+		_, _ = fmt.Fprintf(tw, "%s\t%.1f %%\t%.1f–%.1f\t%.1f\t%.1f %%\t%d\t%d\t%d\t%.0f\n", s.Agent, 100*s.Accuracy, 100*s.CI[0], 100*s.CI[1],
 			s.MeanCalls, 100*s.FailedRate, s.WithFailed, s.Budget, s.Errors, s.UniqueInput)
 	}
 	_ = tw.Flush()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -108,8 +109,13 @@ func TestSQLOnly_CountsEveryFailedCallByKind(t *testing.T) {
 	if o.Tokens.Turns != 6 || o.Tokens.UniqueInput == 0 {
 		t.Errorf("tokens %+v, want 6 turns counted", o.Tokens)
 	}
-	if sys := fake.reqs[0].Messages[0].Content; strings.Contains(sys, "- ls:") || !strings.Contains(sys, "- query:") {
-		t.Errorf("the sql-only prompt offers other tools than query:\n%s", sys)
+	sys := fake.reqs[0].Messages[0].Content
+	var offered []string
+	for _, m := range regexp.MustCompile(`(?m)^- (\w+)[(:]`).FindAllStringSubmatch(sys, -1) {
+		offered = append(offered, m[1])
+	}
+	if got := strings.Join(offered, " "); got != "query answer" {
+		t.Errorf("the sql-only prompt offers %q, want query and answer:\n%s", got, sys)
 	}
 }
 

@@ -43,8 +43,9 @@ func main() {
 	flag.BoolVar(&o.dry, "dry", false, "build the bundles and print the sampled questions with their gold answers; ask nothing")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := run(ctx, o); err != nil {
+	err := run(ctx, o)
+	stop()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "agentq:", err)
 		os.Exit(1)
 	}

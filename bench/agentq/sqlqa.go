@@ -99,7 +99,7 @@ func sampleSQL(ctx context.Context, o options, client *llm.Client, name string, 
 // goldRunner runs gold SQL over one built bundle.
 type goldRunner struct {
 	b      *bundle.Bundle
-	query  func(ctx context.Context, q string, max int) ([]string, [][]string, bool, error)
+	query  func(ctx context.Context, q string, maxRows int) ([]string, [][]string, bool, error)
 	close  func() error
 	rename map[string]string // the database's table name (lower case) -> the bundle's
 }
