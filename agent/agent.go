@@ -63,6 +63,11 @@ type Options struct {
 	// none.
 	Transcript io.Writer
 	NumCtx     int // context window sent with each call; 0 means 8192
+	// Context is text the model is shown before every question, such as a
+	// summary of the schema for a full-context baseline: in the system
+	// message of the chat formats, before the question in the completion
+	// log. Empty shows nothing.
+	Context string
 }
 
 // Step is one tool call and what came of it.

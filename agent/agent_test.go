@@ -443,3 +443,29 @@ func TestToolLines_ArgumentsInSchemaOrderOptionalMarked(t *testing.T) {
 		t.Errorf("toolLines = %q, want %q", got, want)
 	}
 }
+
+func TestAgent_ContextIsShownBeforeTheQuestionInEachFormat(t *testing.T) {
+	const summary = "tables: suppliers(supplier_id, name)"
+	answer := `{"tool":"answer","args":{"answer":"x","confidence":0.1}}`
+	chat := script(chatModel, answer)
+	if _, err := newAgent(t, chat, Options{Context: summary}).Ask(context.Background(), "q"); err != nil {
+		t.Fatal(err)
+	}
+	if sys := chat.chats[0].Messages[0].Content; !strings.Contains(sys, "What the dataset holds:\n"+summary) {
+		t.Errorf("system message lacks the context:\n%s", sys)
+	}
+	base := script(baseModel, answer)
+	if _, err := newAgent(t, base, Options{Context: summary}).Ask(context.Background(), "q"); err != nil {
+		t.Fatal(err)
+	}
+	if p := base.gens[0].Prompt; !strings.HasSuffix(p, "What the dataset holds:\n"+summary+"\nQuestion: q\nCall: ") {
+		t.Errorf("completion log ends %q", p[len(p)-120:])
+	}
+	none := script(chatModel, answer)
+	if _, err := newAgent(t, none, Options{}).Ask(context.Background(), "q"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(none.chats[0].Messages[0].Content, "What the dataset holds") {
+		t.Error("an empty context still shows its heading")
+	}
+}

@@ -22,10 +22,11 @@ type promptData struct {
 	Format   string
 	Question string
 	Document string // how results quote the sources (DocumentNote)
+	Context  string // Options.Context
 }
 
 func (a *Agent) newFormat(question string) (format, error) {
-	d := promptData{Tools: toolLines(a.offer), Budget: a.opts.Budget, Format: a.opts.Format, Question: question, Document: DocumentNote}
+	d := promptData{Tools: toolLines(a.offer), Budget: a.opts.Budget, Format: a.opts.Format, Question: question, Document: DocumentNote, Context: a.opts.Context}
 	if a.opts.Format == FormatCompletion {
 		prefix, err := a.prompt.RenderPart("completion", d)
 		if err != nil {
