@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"kgforge/internal/duck"
 	"kgforge/kg"
@@ -125,4 +127,24 @@ func TestDocs_BM25QueryRuns(t *testing.T) {
 	if id != "c2" || kind != "chunk" || score <= 0 {
 		t.Errorf("documented query ranks %s (%s, %g) first, want chunk c2", id, kind, score)
 	}
+}
+
+// FuzzTerms: every term is valid UTF-8, lower case, of letters and digits
+// only, at most 64 bytes, and found (lower-cased) in the text.
+func FuzzTerms(f *testing.F) {
+	for _, s := range []string{"Kestrel Alloys' 48V pack", "ÉTÉ-check", "İstanbul", strings.Repeat("ß", 40), "a\x80b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, term := range Terms(text) {
+			if term == "" || len(term) > maxTermBytes || !utf8.ValidString(term) || strings.ToLower(term) != term {
+				t.Fatalf("Terms(%q) gave %q", text, term)
+			}
+			for _, r := range term {
+				if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+					t.Fatalf("Terms(%q) gave %q, with %q", text, term, r)
+				}
+			}
+		}
+	})
 }
