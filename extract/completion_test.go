@@ -49,7 +49,9 @@ func (s *scriptedGen) Generate(_ context.Context, req llm.GenerateRequest) (llm.
 	return s.next()
 }
 
-func stop(content string) llm.ChatResponse { return llm.ChatResponse{Content: content, DoneReason: "stop"} }
+func stop(content string) llm.ChatResponse {
+	return llm.ChatResponse{Content: content, DoneReason: "stop"}
+}
 
 func TestModeFor_BaseModelsGetCompletionOthersChat(t *testing.T) {
 	cases := []struct {
@@ -87,10 +89,10 @@ func TestParseLines_MalformedLinesAreCountedNotGuessed(t *testing.T) {
 	reply := strings.Join([]string{
 		"Kestrel Alloys | Company | based_in | Sheffield | City",
 		"",
-		"Velora Cycles | Company | makes | city bikes", // four fields
+		"Velora Cycles | Company | makes | city bikes",                   // four fields
 		"Velora Cycles | Company | makes | city bikes | Product | Porto", // six
 		"Velora Cycles |  | makes | city bikes | Product",                // an empty field
-		"Velora Cycles buys frames from Kestrel Alloys.",                  // prose
+		"Velora Cycles buys frames from Kestrel Alloys.",                 // prose
 		" Velora Cycles | Company | buys_from | Kestrel Alloys | Company ",
 		"END",
 		"Mallory | Person | owns | Porto | City", // after END: not read
