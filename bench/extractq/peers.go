@@ -353,7 +353,7 @@ func runDriver(ctx context.Context, d peerDriver, opts peerOptions, items []qual
 	}
 	cmd := exec.CommandContext(ctx, python, args...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	cmd.Env = append(os.Environ(), "TIKTOKEN_CACHE_DIR="+tiktoken, "LITELLM_LOCAL_MODEL_COST_MAP=True", "PYTHONUNBUFFERED=1")
+	cmd.Env = append(os.Environ(), "TIKTOKEN_CACHE_DIR="+tiktoken, "LITELLM_LOCAL_MODEL_COST_MAP=True", "PYTHONUNBUFFERED=1", "PYTHONDONTWRITEBYTECODE=1")
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("peer %s: driver %s: %w", d.name, d.script, err)
 	}

@@ -147,8 +147,8 @@ func kgforgeItems(ctx context.Context, cfg config, items []quality.Item, schemas
 
 func kgforgeItem(ctx context.Context, ex *extract.Extractor, chat *cutCounter, cache *stages.DiskCache, cfg config, it quality.Item) (peerItem, error) {
 	p := peerItem{ID: it.ID, System: "kgforge"}
-	sum := sha256.Sum256([]byte(strings.Join([]string{cfg.name, ex.PromptVersion(), it.Text}, "\x00")))
-	costKey := "extractq-peers-cost:" + hex.EncodeToString(sum[:])
+	sum := sha256.Sum256([]byte(strings.Join([]string{"extractq peers cost", cfg.name, ex.PromptVersion(), it.Text}, "\x00")))
+	costKey := hex.EncodeToString(sum[:])
 	before, cut, hits, start := chat.Usage(), chat.cut, ex.Stats().CacheHits, time.Now()
 	c := kg.Chunk{ID: kg.ChunkID("bench:"+it.ID, it.Text), SourceID: "bench:" + it.ID, Text: it.Text, Span: kg.Span{End: len(it.Text)}}
 	res, err := ex.Process(ctx, c)

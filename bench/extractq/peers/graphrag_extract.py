@@ -4,7 +4,10 @@ GraphRAG is configured the way its users point it at Ollama: a settings.yaml
 whose completion model is the "openai" provider (through LiteLLM, as
 `graphrag index` does) with api_base at Ollama's OpenAI-compatible endpoint
 (/v1), every extract_graph and summarize_descriptions setting at GraphRAG's
-defaults (its prompt, entity types, one gleaning), and its JSON file cache.
+defaults (its prompt, entity types, one gleaning), and its JSON file cache;
+only the bench's output bound (max_tokens, the same as kgforge's) and the
+call timeout (LiteLLM's 600 s, then retries, is shorter than a queued call
+on a shared two-core server) are set.
 Each item is one text unit (every bench item is shorter than GraphRAG's
 default 1,200-token chunk), run through the same steps as the extract_graph
 workflow of `graphrag index`: graph extraction, then description
@@ -43,7 +46,7 @@ def settings(args, url, root):
         return m
 
     return {
-        "completion_models": {"default_completion_model": model(args.model, {"call_args": {"max_tokens": args.num_predict}})},
+        "completion_models": {"default_completion_model": model(args.model, {"call_args": {"max_tokens": args.num_predict, "timeout": 1800}})},
         "embedding_models": {"default_embedding_model": model(args.embed_model)},
         "cache": {"type": "json", "storage": {"type": "file", "base_dir": os.path.join(root, "cache")}},
         "output_storage": {"type": "file", "base_dir": os.path.join(root, "output")},

@@ -4,7 +4,9 @@ One fresh LightRAG per item (its default storages: JSON KV, NanoVectorDB,
 NetworkX graph, in a working folder of its own), the Ollama binding
 (lightrag.llm.ollama: ollama_model_complete for the chat model, ollama_embed
 for the embedding model), every extraction setting at LightRAG's defaults
-(delimiter-format prompt, one gleaning turn, its entity types). The item's
+(delimiter-format prompt, one gleaning turn, its entity types); only the
+bench's output bound (num_predict, the same as kgforge's), the context
+window and the call timeout are set. The item's
 text goes in through rag.ainsert, and its entities and relations are read
 back from the graph storage. Ollama is reached through the counting proxy.
 
@@ -34,6 +36,9 @@ async def extract(args, item, url, workdir):
         working_dir=workdir,
         llm_model_func=ollama_model_complete,
         llm_model_name=args.model,
+        # Its default (240 s, doubled for the worker) is for a server of
+        # its own; a shared server on two cores queues calls past it.
+        default_llm_timeout=1800,
         llm_model_kwargs={"host": url, "timeout": 1800,
                           "options": {"num_ctx": args.num_ctx, "num_predict": args.num_predict}},
         embedding_func=EmbeddingFunc(embedding_dim=args.embed_dim, max_token_size=512,
