@@ -12,7 +12,7 @@ import (
 
 func bundleCmd(*globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "bundle", Short: "Inspect bundles"}
-	cmd.AddCommand(verifyCmd(), packCmd(), diffCmd())
+	cmd.AddCommand(verifyCmd(), packCmd(), bundleDiffCmd())
 	return cmd
 }
 

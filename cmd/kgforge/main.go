@@ -90,7 +90,7 @@ func run(ctx context.Context, args []string) int {
 	}
 	root.PersistentFlags().StringVar(&g.logFormat, "log-format", "text", "log format on stderr: text or json")
 	root.PersistentFlags().BoolVarP(&g.verbose, "verbose", "v", false, "log debug messages")
-	root.AddCommand(buildCmd(g), validateCmd(), askCmd(g), mcpCmd(g), queryCmd(g), loadCmd(g), bundleCmd(g), reviewCmd(g), evalCmd(g))
+	root.AddCommand(buildCmd(g), validateCmd(), graphDiffCmd(), askCmd(g), mcpCmd(g), queryCmd(g), loadCmd(g), bundleCmd(g), reviewCmd(g), evalCmd(g))
 	root.SetArgs(args)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
 	err := root.ExecuteContext(ctx)
