@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -25,7 +26,7 @@ func (t *Toolbox) runCat(ctx context.Context, args json.RawMessage) (string, err
 	if err := decode(ToolCat, json.RawMessage(`{"id":"NODE_ID, EDGE_ID, CHUNK_ID, TABLE or FILE"}`), args, &a); err != nil {
 		return "", err
 	}
-	ref := strings.TrimSpace(a.ID + a.Name)
+	ref := strings.TrimSpace(cmp.Or(a.ID, a.Name))
 	if ref == "" {
 		return "", &CallError{Tool: ToolCat, Kind: FailMalformed, Msg: "no id", Hint: `call cat with {"id": "..."}: a node, edge or chunk id, a table name, or a file name from ls`}
 	}
