@@ -283,3 +283,28 @@ func TestRunner_TouchedFileKeepsItsNewTime(t *testing.T) {
 		t.Errorf("the two builds after the touch differ: %+v", d)
 	}
 }
+
+// TestRunner_FileIndexUsesTheWallClock runs with Runner.Now fixed in the
+// past (a report clock, as tests and replays set it): the file index still
+// dates its digests by the clock file times come from, and vouches for
+// unchanged files on the next build.
+func TestRunner_FileIndexUsesTheWallClock(t *testing.T) {
+	c, _ := fakeOllama(t, false)
+	p, _ := mixedDocs(t)
+	past := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	n := 0
+	rn := &Runner{LLM: c, CacheDir: t.TempDir(), OutDir: t.TempDir(), Now: func() time.Time {
+		n++ // build ids differ by their second
+		return past.Add(time.Duration(n) * time.Second)
+	}}
+	if _, err := rn.Run(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := rn.Run(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Plan.SourcesRead != 0 {
+		t.Errorf("with a clock in the past: %d sources read again, want 0", rep.Plan.SourcesRead)
+	}
+}

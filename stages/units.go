@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"kgforge/bundle"
 	"kgforge/ingest"
@@ -106,7 +107,8 @@ func (b *build) readSource(ctx context.Context, f ingest.Found) (sourceUnit, err
 		u.reject = err.Error()
 		return u, nil
 	}
-	b.index.record(b.indexKey(f), o.Source.Bytes, o.Source.Modified, b.now(), o.Source.SHA256)
+	// The wall clock, the one file times come from (Runner.Now is the report's).
+	b.index.record(b.indexKey(f), o.Source.Bytes, o.Source.Modified, time.Now(), o.Source.SHA256)
 	u.addr = b.sourceAddress(f, o.Source.SHA256)
 	if b.st.has(u.addr) {
 		u.reused = true
