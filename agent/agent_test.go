@@ -156,7 +156,7 @@ func TestAgentJSONFormat_RunsToolsAndReturnsEachErrorWithHowToCallRight(t *testi
 	}
 }
 
-func TestActionSchema_OneBranchPerToolWithItsParams(t *testing.T) {
+func TestActionSchema_OneBranchPerToolWithItsParamsToolFirst(t *testing.T) {
 	tb, err := NewToolbox(context.Background(), testBundle(t), duck.SandboxLimits{})
 	if err != nil {
 		t.Fatal(err)
@@ -172,6 +172,9 @@ func TestActionSchema_OneBranchPerToolWithItsParams(t *testing.T) {
 	}
 	if err := json.Unmarshal(actionSchema(tb.Tools()), &s); err != nil {
 		t.Fatal(err)
+	}
+	if raw := string(actionSchema(tb.Tools())); strings.Index(raw, `"tool":`) > strings.Index(raw, `"args":`) {
+		t.Errorf("schema names args before tool: %.200s", raw)
 	}
 	if len(s.AnyOf) != len(tb.Tools()) {
 		t.Fatalf("%d branches for %d tools", len(s.AnyOf), len(tb.Tools()))

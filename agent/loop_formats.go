@@ -115,21 +115,25 @@ func toolSpecs(tools []Tool) []llm.ToolSpec {
 // actionSchema is the schema of one call in the JSON and completion
 // formats: {"tool": NAME, "args": ARGS}, one branch per tool, each with
 // that tool's parameters, so the model can only name a tool that exists
-// and give it arguments of the right shape.
+// and give it arguments of the right shape. It is written by hand, not
+// from a map, to keep "tool" before "args": the server's grammar follows
+// the order of the properties, and a model should name the tool first.
 func actionSchema(tools []Tool) json.RawMessage {
-	branches := make([]any, len(tools))
+	var b bytes.Buffer
+	b.WriteString(`{"anyOf":[`)
 	for i, t := range tools {
 		params := t.Params
 		if len(params) == 0 {
 			params = json.RawMessage(`{"type":"object","properties":{}}`)
 		}
-		branches[i] = map[string]any{
-			"type": "object", "required": []string{"tool", "args"},
-			"properties": map[string]any{"tool": map[string]any{"type": "string", "enum": []string{t.Name}}, "args": params},
+		name, _ := json.Marshal(t.Name) // a string always marshals
+		if i > 0 {
+			b.WriteByte(',')
 		}
+		fmt.Fprintf(&b, `{"type":"object","required":["tool","args"],"properties":{"tool":{"type":"string","enum":[%s]},"args":%s}}`, name, compact(params))
 	}
-	b, _ := json.Marshal(map[string]any{"anyOf": branches}) // maps, strings and raw JSON always marshal
-	return b
+	b.WriteString(`]}`)
+	return b.Bytes()
 }
 
 // parseAction reads one {"tool": NAME, "args": {...}} reply. A reply that
