@@ -182,7 +182,9 @@ func graphRecords(ctx context.Context, b *bundle.Bundle) (map[string]map[string]
 		b.Merges(ctx, func(m kg.MergeDecision) error {
 			return add("merges", m.ClusterID+"/"+m.Member, fmt.Sprintf("%q into %q", m.Member, m.Canonical), m)
 		}),
-		b.Links(ctx, func(l kg.Link) error { return add("links", l.ID, fmt.Sprintf("%q -%s-> %s (%s)", l.SrcName, l.Type, l.Target, l.Band), l) }),
+		b.Links(ctx, func(l kg.Link) error {
+			return add("links", l.ID, fmt.Sprintf("%q -%s-> %s (%s)", l.SrcName, l.Type, l.Target, l.Band), l)
+		}),
 	)
 	return out, err
 }
