@@ -23,6 +23,7 @@ func buildCmd(g *globals) *cobra.Command {
 		pipelinePath, outDir string
 		jsonReport           bool
 		keep                 int
+		metricsFile          string
 	)
 	cmd := &cobra.Command{
 		Use:   "build --pipeline FILE",
@@ -59,6 +60,11 @@ func buildCmd(g *globals) *cobra.Command {
 			case pipelines.Neo4jNever:
 			}
 			rep, err := rn.Run(cmd.Context(), p)
+			if metricsFile != "" && rep != nil {
+				if merr := rep.WriteMetricsFile(metricsFile); merr != nil {
+					g.log.Error("metrics not written", "path", metricsFile, "err", merr)
+				}
+			}
 			if errors.Is(err, stages.ErrOutputBusy) {
 				return &exitError{code: exitBusy, err: err}
 			}
@@ -87,6 +93,7 @@ func buildCmd(g *globals) *cobra.Command {
 	cmd.Flags().StringVarP(&pipelinePath, "pipeline", "p", "", "pipeline file (YAML)")
 	cmd.Flags().StringVarP(&outDir, "out", "o", "", "output directory for bundles (default: the pipeline's output)")
 	cmd.Flags().BoolVar(&jsonReport, "json", false, "print the run report as JSON on stdout")
+	cmd.Flags().StringVar(&metricsFile, "metrics", "", "write OpenMetrics text of the run to FILE at its end, atomically (for node_exporter's textfile collector or a Pushgateway)")
 	cmd.Flags().IntVar(&keep, "keep", 0, "keep the newest N bundles, removing older ones and the state no kept bundle needs (0: keep all)")
 	return cmd
 }
