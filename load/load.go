@@ -3,6 +3,9 @@ package load
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -49,7 +52,28 @@ type Config struct {
 	// RetryTime bounds the driver's retries of a transaction that failed
 	// with a transient error or a lost connection; 0 means 30 s.
 	RetryTime time.Duration
+	// Full loads every bundle as a new staged build, never incrementally.
+	Full bool
+	// MaxChanges bounds the nodes and relationships an incremental load
+	// adds, removes and changes in its one transaction; a bundle with more
+	// changes is loaded in full. 0 means DefaultMaxChanges.
+	MaxChanges int
 }
+
+// DefaultMaxChanges is the most changes an incremental load applies in its
+// one transaction: well within the transaction memory of a 1 GiB heap.
+const DefaultMaxChanges = 50_000
+
+// The modes of a load (Stats.Mode).
+const (
+	ModeFull        = "full"        // a new build, staged beside the current one, then switched
+	ModeIncremental = "incremental" // only what changed, in one transaction on the current build
+)
+
+// HashProperty is the property of every node and relationship kgforge loads
+// that holds the digest of its labels or type, ends and other properties: an
+// incremental load compares it with the bundle's to find what changed.
+const HashProperty = "content_hash"
 
 // maxBuffered bounds the rows held across all label sets or types, in
 // batches: past it every partial batch is written, so memory stays bounded
@@ -72,6 +96,9 @@ type Loader struct {
 	log     *slog.Logger
 	retries atomic.Int64
 	fresh   bool // the build being loaded was never started before: CREATE is safe
+	// fault is a test double: tests set it to fail (or cancel) an
+	// incremental load at a named step of its transaction; nil otherwise.
+	fault func(step string) error
 }
 
 // Stats is what one load did.
@@ -88,6 +115,30 @@ type Stats struct {
 	// during their commit (the driver's own retries are not counted).
 	Retries  int64         `json:"retries"`
 	RelsTime time.Duration `json:"relationships_ns"`
+	// Mode is ModeFull or ModeIncremental, and Reason says why.
+	Mode   string `json:"mode"`
+	Reason string `json:"mode_reason,omitempty"`
+	// NodesBuild is the build id the graph's nodes carry (build_id, the
+	// id of the current KGBuild): the bundle's build after a full load,
+	// the build of the last full load after an incremental one.
+	NodesBuild string `json:"nodes_build_id,omitempty"`
+	// Changes is what an incremental load changed; nil after a full one.
+	Changes *Changes `json:"changes,omitempty"`
+}
+
+// Changes counts what an incremental load did to nodes and relationships.
+type Changes struct {
+	Nodes         Delta `json:"nodes"`
+	Relationships Delta `json:"relationships"`
+}
+
+// Delta counts items added, removed, changed (a property, label, type or
+// end differs) and unchanged, by id and content hash.
+type Delta struct {
+	Added     int `json:"added"`
+	Removed   int `json:"removed"`
+	Changed   int `json:"changed"`
+	Unchanged int `json:"unchanged"`
 }
 
 // New connects to Neo4j and checks that it answers.
@@ -131,19 +182,22 @@ var schema = []string{
 	"CREATE CONSTRAINT kgbuild_id IF NOT EXISTS FOR (b:" + BuildLabel + ") REQUIRE b.id IS UNIQUE",
 }
 
-// Load makes the bundle's graph the current one. The graph is written beside
-// the current build, stamped with its own build id (every write a MERGE on
-// (id, build_id), so a retried or repeated batch is harmless and a load that
-// was cut short resumes); only when every node and relationship is in and
-// counted does one small transaction make it current. Then the nodes and
-// relationships of every other build are removed. A load that fails at any
-// point before the switch leaves the previous build current and whole.
+// Load makes the bundle's graph the current one, incrementally when it can
+// (see plan): only the nodes and relationships that differ from the current
+// build, in one transaction, so that a failure rolls all of it back. In
+// full, the graph is written beside the current build, stamped with its own
+// build id (every write a MERGE on (id, build_id), so a retried or repeated
+// batch is harmless and a load that was cut short resumes); only when every
+// node and relationship is in and counted does one small transaction make
+// it current. Then the nodes and relationships of every other build are
+// removed. A load that fails at any point before the switch (or its one
+// incremental transaction) leaves the previous build current and whole.
 func (l *Loader) Load(ctx context.Context, b *bundle.Bundle) (st Stats, _ error) {
 	start := time.Now()
 	build := b.Manifest.BuildID
 	st = Stats{Graph: l.graphOf(b)}
 	l.retries.Store(0)
-	defer func() { st.Retries = l.retries.Load() }()
+	defer func() { st.Retries, st.Duration = l.retries.Load(), time.Since(start) }()
 	graph := st.Graph
 	fail := func(what string, err error) (Stats, error) {
 		return st, fmt.Errorf("load bundle %s into neo4j: %s: %w", b.Dir, what, err)
@@ -153,61 +207,99 @@ func (l *Loader) Load(ctx context.Context, b *bundle.Bundle) (st Stats, _ error)
 			return fail("create constraints", err)
 		}
 	}
-	prev, err := l.Current(ctx, graph)
+	cur, err := l.current(ctx, graph)
 	if err != nil {
 		return fail("read current build", err)
 	}
-	st.Previous = prev
-	if prev == build {
-		nodes, rels, err := l.countBuild(ctx, build)
-		if err != nil {
-			return fail("count build", err)
-		}
-		if nodes == b.Manifest.Counts["nodes"] && rels == b.Manifest.Counts["edges"] {
-			st.AlreadyLoaded = true
-			st.Nodes, st.Relationships = int(nodes), int(rels)
-			if st.StaleRemoved, err = l.removeStale(ctx, graph, build); err != nil {
-				return fail("remove stale builds", err)
-			}
-			st.Duration = time.Since(start)
-			l.log.Info("neo4j already holds this build", "build_id", build, "nodes", nodes, "relationships", rels)
-			return st, nil
+	st.Previous = cur.bundle
+	if cur.bundle == build {
+		done, err := l.alreadyLoaded(ctx, b, cur, &st)
+		if done || err != nil {
+			return st, err
 		}
 	}
-	if err := l.begin(ctx, b, graph, prev); err != nil {
-		return fail("begin", err)
+	d, why, err := l.plan(ctx, b, cur)
+	if err != nil {
+		return fail("compare with the current build", err)
+	}
+	st.Reason = why
+	if d != nil {
+		return l.loadIncremental(ctx, b, cur, d, st)
+	}
+	st.Mode = ModeFull
+	if step, err := l.loadFull(ctx, b, cur, &st); err != nil {
+		return fail(step, err)
+	}
+	l.log.Info("neo4j loaded", "graph", graph, "build_id", build, "mode", st.Mode, "why", why, "previous", cur.bundle, "nodes", st.Nodes, "relationships", st.Relationships,
+		"stale_removed", st.StaleRemoved, "duration", time.Since(start).Round(time.Millisecond))
+	return st, nil
+}
+
+// alreadyLoaded reports whether the graph holds the bundle whole (its
+// current build is the bundle's and Neo4j holds its node and relationship
+// counts); then it only removes stale builds.
+func (l *Loader) alreadyLoaded(ctx context.Context, b *bundle.Bundle, cur current, st *Stats) (bool, error) {
+	nodes, rels, err := l.countBuild(ctx, cur.id)
+	if err != nil {
+		return false, fmt.Errorf("load bundle %s into neo4j: count build: %w", b.Dir, err)
+	}
+	if nodes != b.Manifest.Counts["nodes"] || rels != b.Manifest.Counts["edges"] {
+		return false, nil
+	}
+	st.AlreadyLoaded, st.Mode, st.NodesBuild = true, cur.mode, cur.id
+	st.Nodes, st.Relationships = int(nodes), int(rels)
+	if st.StaleRemoved, err = l.removeStale(ctx, st.Graph, cur.id); err != nil {
+		return false, fmt.Errorf("load bundle %s into neo4j: remove stale builds: %w", b.Dir, err)
+	}
+	l.log.Info("neo4j already holds this build", "build_id", b.Manifest.BuildID, "nodes", nodes, "relationships", rels)
+	return true, nil
+}
+
+// loadFull writes the bundle as a new build beside the current one, checks
+// its counts, switches to it and removes the others. The new build's id is
+// the bundle's, unless the current build's nodes already carry that id
+// (an incremental load moved the graph away from that bundle and back):
+// then it is the bundle's id with the suffix "-reload".
+func (l *Loader) loadFull(ctx context.Context, b *bundle.Bundle, cur current, st *Stats) (step string, _ error) {
+	build, graph := b.Manifest.BuildID, st.Graph
+	id := build
+	if cur.id == build {
+		id = build + "-reload"
+	}
+	st.NodesBuild = id
+	if err := l.begin(ctx, b, id, graph, cur.id); err != nil {
+		return "begin", err
 	}
 	t := time.Now()
-	if st.Nodes, err = l.loadNodes(ctx, b, build); err != nil {
-		return fail("nodes", err)
+	var err error
+	if st.Nodes, err = l.loadNodes(ctx, b, id); err != nil {
+		return "nodes", err
 	}
 	st.NodesTime = time.Since(t)
 	t = time.Now()
-	if st.Relationships, err = l.loadRels(ctx, b, build); err != nil {
-		return fail("relationships", err)
+	if st.Relationships, err = l.loadRels(ctx, b, id); err != nil {
+		return "relationships", err
 	}
 	st.RelsTime = time.Since(t)
-	nodes, rels, err := l.countBuild(ctx, build)
+	nodes, rels, err := l.countBuild(ctx, id)
 	if err != nil {
-		return fail("count build", err)
+		return "count build", err
 	}
 	if nodes != int64(st.Nodes) || rels != int64(st.Relationships) {
-		return fail("check", fmt.Errorf("neo4j holds %d nodes and %d relationships of build %s, the bundle has %d and %d (duplicate ids in the bundle?)",
-			nodes, rels, build, st.Nodes, st.Relationships))
+		return "check", fmt.Errorf("neo4j holds %d nodes and %d relationships of build %s, the bundle has %d and %d (duplicate ids in the bundle?)",
+			nodes, rels, id, st.Nodes, st.Relationships)
 	}
-	if err := l.write(ctx, "MATCH (o:"+BuildLabel+" {graph: $graph}) WHERE o.current AND o.id <> $build SET o.current = false "+
-		"WITH count(*) AS _ MATCH (b:"+BuildLabel+" {id: $build}) "+
-		"SET b.current = true, b.status = $status, b.loaded = datetime(), b.nodes = $nodes, b.relationships = $rels",
-		map[string]any{"build": build, "graph": graph, "status": StatusComplete, "nodes": nodes, "rels": rels}); err != nil {
-		return fail("switch to the new build", err)
+	if err := l.write(ctx, "MATCH (o:"+BuildLabel+" {graph: $graph}) WHERE o.current AND o.id <> $id SET o.current = false "+
+		"WITH count(*) AS _ MATCH (b:"+BuildLabel+" {id: $id}) "+
+		"SET b.current = true, b.status = $status, b.loaded = datetime(), b.nodes = $nodes, b.relationships = $rels, "+
+		"b.bundle = $build, b.hashed = true, b.mode = $mode",
+		map[string]any{"id": id, "build": build, "graph": graph, "status": StatusComplete, "nodes": nodes, "rels": rels, "mode": ModeFull}); err != nil {
+		return "switch to the new build", err
 	}
-	if st.StaleRemoved, err = l.removeStale(ctx, graph, build); err != nil {
-		return fail("remove stale builds", err)
+	if st.StaleRemoved, err = l.removeStale(ctx, graph, id); err != nil {
+		return "remove stale builds", err
 	}
-	st.Duration = time.Since(start)
-	l.log.Info("neo4j loaded", "graph", graph, "build_id", build, "previous", prev, "nodes", st.Nodes, "relationships", st.Relationships,
-		"stale_removed", st.StaleRemoved, "duration", st.Duration.Round(time.Millisecond))
-	return st, nil
+	return "", nil
 }
 
 // begin registers the build as loading in graph, after removing the builds
@@ -217,8 +309,7 @@ func (l *Loader) Load(ctx context.Context, b *bundle.Bundle) (st Stats, _ error)
 // started is written with CREATE (faster than MERGE), a resumed one with
 // MERGE. A build recorded in another graph is refused, so that loading a
 // bundle under a second graph name never takes it from the first.
-func (l *Loader) begin(ctx context.Context, b *bundle.Bundle, graph, prev string) error {
-	build := b.Manifest.BuildID
+func (l *Loader) begin(ctx context.Context, b *bundle.Bundle, build, graph, prev string) error {
 	known, err := l.read(ctx, "MATCH (b:"+BuildLabel+" {id: $build}) RETURN coalesce(b.graph, $graph) AS graph",
 		map[string]any{"build": build, "graph": graph})
 	if err != nil {
@@ -278,8 +369,8 @@ func (l *Loader) streamNodes(ctx context.Context, b *bundle.Bundle, build string
 	}
 	buffered := 0
 	err := b.Nodes(ctx, func(n kg.Node) error {
-		key, renamed := labelKey(n)
-		batches[key] = append(batches[key], map[string]any{"id": n.ID, "props": nodeProps(n, renamed)})
+		key, row := nodeRow(n)
+		batches[key] = append(batches[key], row)
 		*count++
 		buffered++
 		if len(batches[key]) >= l.cfg.BatchSize {
@@ -334,8 +425,8 @@ func (l *Loader) streamRels(ctx context.Context, b *bundle.Bundle, build string,
 	}
 	buffered := 0
 	err := b.Edges(ctx, func(e kg.Edge) error {
-		typ := EdgeType(e.Type)
-		rels[typ] = append(rels[typ], map[string]any{"id": e.ID, "src": e.Src, "dst": e.Dst, "props": edgeProps(e)})
+		typ, row := edgeRow(e)
+		rels[typ] = append(rels[typ], row)
 		*count++
 		buffered++
 		if len(rels[typ]) >= l.cfg.BatchSize {
@@ -417,15 +508,46 @@ func (l *Loader) parallel(ctx context.Context, produce func(send func(job) error
 	return g.Wait()
 }
 
-// Current returns the id of the current build of a graph, "" when there is none.
+// Current returns the id of the current build of a graph, the build_id its
+// nodes carry; "" when there is none.
 func (l *Loader) Current(ctx context.Context, graph string) (string, error) {
-	res, err := l.read(ctx, "MATCH (b:"+BuildLabel+" {graph: $graph}) WHERE b.current RETURN b.id AS id ORDER BY b.loaded DESC LIMIT 1",
-		map[string]any{"graph": graph})
+	cur, err := l.current(ctx, graph)
+	return cur.id, err
+}
+
+// Holds returns the build id of the bundle whose graph the graph now holds:
+// the current build's after a full load, the bundle of the last
+// incremental load after one; "" when the graph has no current build.
+func (l *Loader) Holds(ctx context.Context, graph string) (string, error) {
+	cur, err := l.current(ctx, graph)
+	return cur.bundle, err
+}
+
+// current is the record of a graph's current build.
+type current struct {
+	id     string // the build_id its nodes carry
+	bundle string // the build id of the bundle it holds (id before incremental loads)
+	mode   string // the mode of the load that last wrote it
+	hashed bool   // every node and relationship carries HashProperty
+}
+
+func (l *Loader) current(ctx context.Context, graph string) (current, error) {
+	res, err := l.read(ctx, "MATCH (b:"+BuildLabel+" {graph: $graph}) WHERE b.current "+
+		"RETURN b.id AS id, coalesce(b.bundle, b.id) AS bundle, coalesce(b.mode, $full) AS mode, coalesce(b.hashed, false) AS hashed ORDER BY b.loaded DESC LIMIT 1",
+		map[string]any{"graph": graph, "full": ModeFull})
 	if err != nil || len(res.Records) == 0 {
-		return "", err
+		return current{}, err
 	}
-	id, _, err := neo4j.GetRecordValue[string](res.Records[0], "id")
-	return id, err
+	r := res.Records[0]
+	var c current
+	var ok bool
+	if c.id, ok = r.Values[0].(string); !ok {
+		return c, fmt.Errorf("the current build of graph %q has no id", graph)
+	}
+	c.bundle, _ = r.Values[1].(string)
+	c.mode, _ = r.Values[2].(string)
+	c.hashed, _ = r.Values[3].(bool)
+	return c, nil
 }
 
 // countBuild counts the nodes of a build and the relationships between them.
@@ -638,6 +760,40 @@ func labelKey(n kg.Node) (key, renamed string) {
 	return strings.Join(clean, ":"), renamed
 }
 
+// nodeRow returns the label key of a node and its row for an UNWIND batch:
+// id and props, which hold HashProperty, the digest of the key and the
+// other properties.
+func nodeRow(n kg.Node) (key string, row map[string]any) {
+	key, renamed := labelKey(n)
+	p := nodeProps(n, renamed)
+	p[HashProperty] = contentHash(key, p)
+	return key, map[string]any{"id": n.ID, "props": p}
+}
+
+// edgeRow returns the relationship type of an edge and its row for an
+// UNWIND batch: id, src, dst and props, which hold HashProperty, the digest
+// of the type, the ends and the other properties.
+func edgeRow(e kg.Edge) (typ string, row map[string]any) {
+	typ = EdgeType(e.Type)
+	p := edgeProps(e)
+	p[HashProperty] = contentHash(typ+"\x00"+e.Src+"\x00"+e.Dst, p)
+	return typ, map[string]any{"id": e.ID, "src": e.Src, "dst": e.Dst, "props": p}
+}
+
+// contentHash digests a label key or type and a property map (JSON
+// encodes a map with its keys sorted, so equal maps digest alike).
+func contentHash(key string, props map[string]any) string {
+	j, err := json.Marshal(props)
+	if err != nil { // the properties are strings, lists of them and numbers
+		panic(fmt.Sprintf("load: properties that JSON cannot encode: %v", err))
+	}
+	h := sha256.New()
+	h.Write([]byte(key))
+	h.Write([]byte{0})
+	h.Write(j)
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
 // nodeProps returns the properties of a node; renamed is the label that
 // labelKey renamed, kept as the property type unless the node has one.
 func nodeProps(n kg.Node, renamed string) map[string]any {
@@ -655,7 +811,7 @@ func nodeProps(n kg.Node, renamed string) map[string]any {
 		p["chunk_ids"] = n.ChunkIDs
 	}
 	for k, v := range n.Properties {
-		if _, taken := p[k]; !taken && k != "id" && k != "build_id" {
+		if _, taken := p[k]; !taken && !reservedProp(k) {
 			p[k] = v
 		}
 	}
@@ -677,12 +833,16 @@ func edgeProps(e kg.Edge) map[string]any {
 		p["valid_to"] = e.ValidTo
 	}
 	for k, v := range e.Properties {
-		if _, taken := p[k]; !taken && k != "id" && k != "build_id" {
+		if _, taken := p[k]; !taken && !reservedProp(k) {
 			p[k] = v
 		}
 	}
 	return p
 }
+
+// reservedProp reports whether a property name is the loader's own, which
+// no property of a node or edge of the bundle replaces.
+func reservedProp(k string) bool { return k == "id" || k == "build_id" || k == HashProperty }
 
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))

@@ -239,6 +239,7 @@ func bundleState(g kg.Graph) []string {
 
 func TestLoaderIntegration_IdempotentAndInjectionSafe(t *testing.T) {
 	l := newLoader(t, neo4jURI(t), 2)
+	l.cfg.Full = true // build-2 is a new staged build; incremental_test.go covers the other way
 	ctx := context.Background()
 	graph := l.cfg.Graph
 	hostile := []string{"`}) DETACH DELETE n //", "Company`:Admin", "Ｃompany", "x' OR 1=1 --", "a]->() MATCH (m) DETACH DELETE m //", "Кompany\u200b"}
@@ -319,6 +320,7 @@ func TestLoaderIntegration_FailedLoadLeavesPreviousBuild(t *testing.T) {
 	ctx := context.Background()
 	g1, g2 := testGraph(300, "one"), testGraph(400, "two")
 	l := newLoader(t, uri, 50)
+	l.cfg.Full = true // the staged load; incremental_test.go has the incremental one
 	b1 := buildBundle(t, "fail-1-"+t.Name(), g1)
 	if _, err := l.Load(ctx, b1); err != nil {
 		t.Fatal(err)
@@ -330,7 +332,7 @@ func TestLoaderIntegration_FailedLoadLeavesPreviousBuild(t *testing.T) {
 	p.killAfter(60_000, true)
 	lp, err := New(ctx, Config{
 		URI: p.uri(), Username: os.Getenv("NEO4J_USERNAME"), Password: os.Getenv("NEO4J_PASSWORD"),
-		BatchSize: 50, Graph: l.cfg.Graph, RetryTime: 3 * time.Second,
+		BatchSize: 50, Graph: l.cfg.Graph, RetryTime: 3 * time.Second, Full: true,
 	}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -118,6 +118,7 @@ func TestLoaderIntegration_ReservedTypesLoadAndTheNextLoadSucceeds(t *testing.T)
 	ctx := context.Background()
 	a, other := newLoader(t, uri, 7), newLoader(t, uri, 7)
 	other.cfg.Graph += "-other"
+	a.cfg.Full, other.cfg.Full = true, true // each round a new staged build
 	// Both graphs hold the same entities, in builds of their own, twice.
 	for round := range 2 {
 		for _, l := range []*Loader{a, other} {
@@ -182,6 +183,7 @@ func TestLoaderIntegration_FailedLoadNeverBlocksTheNext(t *testing.T) {
 	ctx := context.Background()
 	l, other := newLoader(t, uri, 50), newLoader(t, uri, 50)
 	other.cfg.Graph += "-other"
+	l.cfg.Full = true // staged builds that fail half-way (an incremental load fails whole)
 	g1 := testGraph(300, "one")
 	b1 := buildBundle(t, "first-"+t.Name(), g1)
 	if _, err := l.Load(ctx, b1); err != nil {
@@ -202,7 +204,7 @@ func TestLoaderIntegration_FailedLoadNeverBlocksTheNext(t *testing.T) {
 		p.killAfter(60_000, true)
 		lp, err := New(ctx, Config{
 			URI: p.uri(), Username: os.Getenv("NEO4J_USERNAME"), Password: os.Getenv("NEO4J_PASSWORD"),
-			BatchSize: 50, Graph: l.cfg.Graph, RetryTime: 2 * time.Second,
+			BatchSize: 50, Graph: l.cfg.Graph, RetryTime: 2 * time.Second, Full: true,
 		}, nil)
 		if err != nil {
 			t.Fatal(err)
