@@ -472,3 +472,18 @@ func TestAgent_ContextIsShownBeforeTheQuestionInEachFormat(t *testing.T) {
 		t.Error("an empty context still shows its heading")
 	}
 }
+
+func TestAgent_ARepeatedFailedCallIsNamedAsARepeat(t *testing.T) {
+	m := script(chatModel,
+		`{"tool":"cat","args":{"id":"17"}}`,
+		`{"tool":"cat","args": {"id": "17"}}`,
+		`{"tool":"answer","args":{"answer":"x","confidence":0.1}}`,
+	)
+	if _, err := newAgent(t, m, Options{}).Ask(context.Background(), "q"); err != nil {
+		t.Fatal(err)
+	}
+	first, second := lastMessage(m.chats[1]).Content, lastMessage(m.chats[2]).Content
+	if strings.Contains(first, "same call") || !strings.Contains(second, "same call as call 1, which failed too") {
+		t.Errorf("first failure %q, repeat %q", first, second)
+	}
+}

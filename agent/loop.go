@@ -140,16 +140,19 @@ func (r *run) do(ctx context.Context, act action) (bool, error) {
 		r.record(step)
 		return true, nil
 	}
-	text := out
+	text, note := out, ""
 	if ce != nil {
 		step.Error, step.ErrorKind = ce.Error(), ce.Kind
 		text = "error: " + ce.Error()
+		if n := r.sameCall(step); n > 0 {
+			note = fmt.Sprintf("\nThis is the same call as call %d, which failed too: change the arguments or call another tool.", n)
+		}
 		r.temperature = 0.5 // so that a small model does not repeat the same call
 	} else {
 		step.Result = out
 	}
 	r.record(step)
-	r.f.observe(act, delimit(act.tool, text)+r.budgetNote())
+	r.f.observe(act, delimit(act.tool, text)+note+r.budgetNote())
 	return false, nil
 }
 
@@ -168,6 +171,17 @@ func (r *run) call(ctx context.Context, act action) (string, *CallError, error) 
 		return "", ce, nil
 	}
 	return out, nil, err
+}
+
+// sameCall returns the number of an earlier call with the same tool and
+// arguments as s, or 0.
+func (r *run) sameCall(s Step) int {
+	for i, prev := range r.ans.Steps {
+		if prev.Tool == s.Tool && compact(prev.Args) == compact(s.Args) {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 func (r *run) record(s Step) {
