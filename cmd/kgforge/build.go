@@ -24,6 +24,7 @@ func buildCmd(g *globals) *cobra.Command {
 		jsonReport           bool
 		keep                 int
 		metricsFile          string
+		progressInterval     time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "build --pipeline FILE",
@@ -46,9 +47,12 @@ func buildCmd(g *globals) *cobra.Command {
 				return usageError(fmt.Errorf("--keep %d: keep at least one bundle, or 0 for all", keep))
 			}
 			rn := &stages.Runner{LLM: client, CacheDir: cacheDir(), OutDir: outDir, Log: g.log, Keep: keep}
-			if bar := newProgressBar(); bar != nil {
-				rn.Progress = bar
-				defer bar.finish()
+			pr := newProgress(g.log, progressInterval, stderrIsTerminal())
+			if pr != nil {
+				rn.Progress = pr
+				if bar, ok := pr.(*progressBar); ok {
+					g.logOut.set(bar)
+				}
 			}
 			switch p.Neo4j.Mode {
 			case pipelines.Neo4jAuto:
@@ -60,6 +64,10 @@ func buildCmd(g *globals) *cobra.Command {
 			case pipelines.Neo4jNever:
 			}
 			rep, err := rn.Run(cmd.Context(), p)
+			if pr != nil { // the display ends before the summary is printed
+				pr.finish()
+				g.logOut.set(os.Stderr)
+			}
 			if metricsFile != "" && rep != nil {
 				if merr := rep.WriteMetricsFile(metricsFile); merr != nil {
 					g.log.Error("metrics not written", "path", metricsFile, "err", merr)
@@ -93,6 +101,7 @@ func buildCmd(g *globals) *cobra.Command {
 	cmd.Flags().StringVarP(&pipelinePath, "pipeline", "p", "", "pipeline file (YAML)")
 	cmd.Flags().StringVarP(&outDir, "out", "o", "", "output directory for bundles (default: the pipeline's output)")
 	cmd.Flags().BoolVar(&jsonReport, "json", false, "print the run report as JSON on stdout")
+	cmd.Flags().DurationVar(&progressInterval, "progress-interval", 30*time.Second, "when stderr is not a terminal, log a progress line for extraction this often (0: never)")
 	cmd.Flags().StringVar(&metricsFile, "metrics", "", "write OpenMetrics text of the run to FILE at its end, atomically (for node_exporter's textfile collector or a Pushgateway)")
 	cmd.Flags().IntVar(&keep, "keep", 0, "keep the newest N bundles, removing older ones and the state no kept bundle needs (0: keep all)")
 	return cmd

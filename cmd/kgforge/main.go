@@ -51,6 +51,7 @@ type globals struct {
 	logFormat string
 	verbose   bool
 	log       *slog.Logger
+	logOut    *logSink // where log lines go: stderr, or the progress bar's writer
 }
 
 func main() {
@@ -65,7 +66,7 @@ func main() {
 }
 
 func run(ctx context.Context, args []string) int {
-	g := &globals{}
+	g := &globals{logOut: &logSink{w: os.Stderr}}
 	root := &cobra.Command{
 		Use:           "kgforge",
 		Short:         "Build hybrid knowledge graphs from documents and tables",
@@ -79,9 +80,9 @@ func run(ctx context.Context, args []string) int {
 			opts := &slog.HandlerOptions{Level: level}
 			switch g.logFormat {
 			case "text":
-				g.log = slog.New(slog.NewTextHandler(os.Stderr, opts))
+				g.log = slog.New(slog.NewTextHandler(g.logOut, opts))
 			case "json":
-				g.log = slog.New(slog.NewJSONHandler(os.Stderr, opts))
+				g.log = slog.New(slog.NewJSONHandler(g.logOut, opts))
 			default:
 				return usageError(fmt.Errorf("--log-format %q: must be text or json", g.logFormat))
 			}
@@ -97,12 +98,17 @@ func run(ctx context.Context, args []string) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintln(os.Stderr, "kgforge:", err)
+	code := exitFailed
 	var ee *exitError
 	if errors.As(err, &ee) {
-		return ee.code
+		code = ee.code
 	}
-	return exitFailed
+	if g.log != nil && g.logFormat == "json" {
+		g.log.Error("kgforge failed", "err", err.Error(), "exit_code", code) // a scheduler's log stays one JSON object a line
+	} else {
+		fmt.Fprintln(os.Stderr, "kgforge:", err)
+	}
+	return code
 }
 
 // cacheDir returns kgforge's cache directory.

@@ -1,30 +1,154 @@
 package main
 
 import (
+	"io"
+	"log/slog"
 	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"kgforge/stages"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 )
 
-// progressBar shows extraction progress on a terminal: the total grows as
-// ingest cuts chunks, the count as extraction finishes them.
-type progressBar struct{ bar *progressbar.ProgressBar }
+// progress is how a build shows extraction as it goes: a live bar on a
+// terminal, or a log line per interval for a scheduler. Never both: with
+// the bar, log lines go through its writer, which clears the bar first.
+type progress interface {
+	stages.Progress
+	finish()
+}
 
-// newProgressBar returns a bar on stderr, or nil when stderr is not a
-// terminal (a scheduler's log should not fill with redraws).
-func newProgressBar() *progressBar {
-	if !term.IsTerminal(int(os.Stderr.Fd())) {
+// newProgress picks the display for stderr: a bar when it is a terminal,
+// else a progress log line every interval (0: none).
+func newProgress(log *slog.Logger, interval time.Duration, tty bool) progress {
+	if tty {
+		return newProgressBar()
+	}
+	if interval <= 0 {
 		return nil
 	}
+	return newProgressLog(log, interval, time.Now)
+}
+
+func stderrIsTerminal() bool { return term.IsTerminal(int(os.Stderr.Fd())) }
+
+// progressBar shows extraction on a terminal: count, rate and time left;
+// the total grows as ingest cuts chunks, the count as extraction finishes
+// them.
+type progressBar struct {
+	mu  sync.Mutex
+	bar *progressbar.ProgressBar
+}
+
+func newProgressBar() *progressBar {
 	return &progressBar{bar: progressbar.NewOptions(0,
 		progressbar.OptionSetWriter(os.Stderr),
 		progressbar.OptionSetDescription("extract"),
 		progressbar.OptionShowCount(),
+		progressbar.OptionShowIts(),
+		progressbar.OptionSetItsString("chunks"),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionThrottle(200*time.Millisecond),
 		progressbar.OptionClearOnFinish(),
 	)}
 }
 
-func (p *progressBar) Queued() { p.bar.AddMax(1) }
-func (p *progressBar) Done()   { _ = p.bar.Add(1) } // a failed redraw must not fail the build
-func (p *progressBar) finish() { _ = p.bar.Finish() }
+// a failed redraw must not fail the build: the bar's errors are dropped.
+func (p *progressBar) Queued() { p.mu.Lock(); p.bar.AddMax(1); p.mu.Unlock() }
+func (p *progressBar) Done()   { p.mu.Lock(); _ = p.bar.Add(1); p.mu.Unlock() }
+func (p *progressBar) finish() { p.mu.Lock(); _ = p.bar.Finish(); p.mu.Unlock() }
+
+// Write writes a log line above the bar: the bar's line is cleared, the
+// line written, and the bar drawn again below it.
+func (p *progressBar) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_ = p.bar.Clear()
+	n, err := os.Stderr.Write(b)
+	_ = p.bar.RenderBlank()
+	return n, err
+}
+
+var _ io.Writer = (*progressBar)(nil)
+
+// progressLog logs a progress line for the extract stage every interval:
+// chunks done of queued, the rate since the stage began, and the time left
+// at that rate.
+type progressLog struct {
+	log          *slog.Logger
+	now          func() time.Time
+	start        time.Time
+	queued, done atomic.Int64
+	stop         chan struct{}
+	stopped      sync.WaitGroup
+}
+
+func newProgressLog(log *slog.Logger, interval time.Duration, now func() time.Time) *progressLog {
+	p := &progressLog{log: log, now: now, start: now(), stop: make(chan struct{})}
+	p.stopped.Add(1)
+	go func() {
+		defer p.stopped.Done()
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				if p.queued.Load() > 0 {
+					p.report()
+				}
+			case <-p.stop:
+				return
+			}
+		}
+	}()
+	return p
+}
+
+func (p *progressLog) Queued() { p.queued.Add(1) }
+func (p *progressLog) Done()   { p.done.Add(1) }
+
+// finish stops the ticker; the build's own lines say how it ended.
+func (p *progressLog) finish() {
+	close(p.stop)
+	p.stopped.Wait()
+}
+
+// report logs one progress line.
+func (p *progressLog) report() {
+	done, queued := p.done.Load(), p.queued.Load()
+	elapsed := p.now().Sub(p.start)
+	attrs := []any{"stage", "extract", "done", done, "queued", queued, "elapsed_s", int64(elapsed.Seconds())}
+	if done > 0 && elapsed > 0 {
+		rate := float64(done) / elapsed.Seconds()
+		attrs = append(attrs, "rate_per_s", float64(int(rate*100))/100)
+		if left := queued - done; left > 0 {
+			attrs = append(attrs, "eta_s", int64(float64(left)/rate))
+		}
+	}
+	p.log.Info("progress", attrs...)
+}
+
+// logSink is the writer of every log line: stderr, or the bar's writer
+// while a bar is shown, so that a line never lands inside the bar.
+type logSink struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *logSink) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	w := s.w
+	s.mu.Unlock()
+	return w.Write(b)
+}
+
+// set makes w the writer of the log lines.
+func (s *logSink) set(w io.Writer) {
+	s.mu.Lock()
+	s.w = w
+	s.mu.Unlock()
+}
