@@ -130,7 +130,7 @@ func summary(r *stages.Report) string {
 	fmt.Fprintf(&w, "  entities:  %d kept, dropped %s\n", r.Extract.EntitiesKept, countSummary(r.Extract.EntitiesDropped))
 	fmt.Fprintf(&w, "  graph:     %d nodes, %d edges, %d merges\n", r.Nodes, r.Edges, r.Merges)
 	if r.Neo4j != nil {
-		fmt.Fprintf(&w, "  neo4j:     %d nodes, %d relationships loaded, %d stale removed\n", r.Neo4j.Nodes, r.Neo4j.Relationships, r.Neo4j.StaleRemoved)
+		fmt.Fprintf(&w, "  neo4j:     %s\n", neo4jSummary(*r.Neo4j))
 	} else {
 		fmt.Fprintf(&w, "  neo4j:     not loaded (set NEO4J_URI)\n")
 	}
