@@ -87,7 +87,13 @@ func run(ctx context.Context, o options) error {
 			return fmt.Errorf("set %s: %w", name, err)
 		}
 		rep, err := evaluate(ctx, o, client, s, log)
-		if err != nil {
+		if err != nil && len(rep.Results) == 0 {
+			return fmt.Errorf("set %s: %w", name, err)
+		}
+		if err != nil { // stopped: the table of what was asked, then the error
+			if rerr := report(o, s, rep); rerr != nil {
+				return rerr
+			}
 			return fmt.Errorf("set %s: %w", name, err)
 		}
 		if o.dry {
@@ -139,12 +145,16 @@ func evaluate(ctx context.Context, o options, client *llm.Client, s *set, log *s
 		rs, err := askBundle(ctx, o, client, dir, &eval.Set{Name: s.name, Questions: bySrc[src]}, log)
 		results = append(results, rs...)
 		if err != nil {
-			return eval.Report{}, err
+			return summary(o, s, results), err
 		}
 	}
+	return summary(o, s, results), nil
+}
+
+func summary(o options, s *set, results []eval.Result) eval.Report {
 	rep := eval.Summarize(results, o.seed)
 	rep.Set, rep.Model, rep.Date = s.name, o.model, time.Now().UTC().Format(time.DateOnly)
-	return rep, nil
+	return rep
 }
 
 func askBundle(ctx context.Context, o options, client *llm.Client, dir string, qs *eval.Set, log *slog.Logger) (_ []eval.Result, err error) {
