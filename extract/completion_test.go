@@ -132,7 +132,7 @@ func TestParseLines_MalformedLinesAreCountedNotGuessed(t *testing.T) {
 // (the same for the same id; every example shown for some chunk), then
 // the chunk, left open for the model's facts.
 func TestExtractor_CompletionPromptRotatesExamplesPerChunk(t *testing.T) {
-	ex, err := New(&scriptedGen{}, nil, Options{Model: "m", Mode: ModeCompletion})
+	ex, err := New(&scriptedGen{}, nil, Options{Model: "m", Mode: ModeCompletion, Format: FormatLines})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestExtractor_CompletionPromptPinned(t *testing.T) {
 func TestExtractor_CompletionModeSendsRawGenerate(t *testing.T) {
 	lines := "Kestrel Alloys | Company | based_in | Sheffield | City\nKestrel Alloys based in Sheffield\n"
 	fake := &scriptedGen{replies: []llm.ChatResponse{stop(lines)}}
-	ex, err := New(fake, nil, Options{Model: "m", Mode: ModeCompletion, Think: true})
+	ex, err := New(fake, nil, Options{Model: "m", Mode: ModeCompletion, Format: FormatLines, Think: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +304,7 @@ func TestExtractor_CountsCutRepliesByReason(t *testing.T) {
 	}
 
 	fake = &scriptedGen{replies: []llm.ChatResponse{{Content: "Kestrel Alloys | Company | based_in | Sheffield | City\nKestrel Al", DoneReason: "length"}}}
-	ex, err = New(fake, nil, Options{Model: "m", Mode: ModeCompletion})
+	ex, err = New(fake, nil, Options{Model: "m", Mode: ModeCompletion, Format: FormatLines})
 	if err != nil {
 		t.Fatal(err)
 	}
