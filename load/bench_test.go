@@ -3,8 +3,10 @@ package load
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -206,4 +208,138 @@ func BenchmarkNeo4jNaive(b *testing.B) {
 		b.ReportMetric(float64(done)/time.Since(start).Seconds(), "rels/s")
 		b.ReportMetric(float64(done), "triplets")
 	}
+}
+
+// changePercent returns g with about pct % of its nodes and of its
+// relationships changed: of the nodes, 2/5 get a new description, 1/5 are
+// removed (with their relationships) and 1/5 added, 1/5 change their type
+// (labels); of the relationships, 2/5 get new evidence, 1/5 are removed and
+// 2/5 added between existing nodes. Concept nodes only; the same for the
+// same arguments.
+func changePercent(g kg.Graph, pct float64, seed uint64) kg.Graph {
+	r := rand.New(rand.NewPCG(seed, 1)) //nolint:gosec // benchmark data
+	nodes := int(float64(len(g.Nodes)) * pct / 100)
+	rels := int(float64(len(g.Edges)) * pct / 100)
+	out := kg.Graph{Nodes: slices.Clone(g.Nodes), Edges: slices.Clone(g.Edges)}
+	var concepts []int
+	for i, n := range out.Nodes {
+		if n.Kind == kg.NodeConcept {
+			concepts = append(concepts, i)
+		}
+	}
+	r.Shuffle(len(concepts), func(i, j int) { concepts[i], concepts[j] = concepts[j], concepts[i] })
+	gone := map[string]bool{}
+	for k, i := range concepts[:nodes*4/5] {
+		n := &out.Nodes[i]
+		switch {
+		case k < nodes*2/5:
+			n.Description += " (revised)"
+		case k < nodes*3/5:
+			n.Labels = []string{"Entity", "Revised"}
+			n.Properties = map[string]string{"type": "Revised"}
+		default:
+			gone[n.ID] = true
+		}
+	}
+	out.Nodes = slices.DeleteFunc(out.Nodes, func(n kg.Node) bool { return gone[n.ID] })
+	out.Edges = slices.DeleteFunc(out.Edges, func(e kg.Edge) bool { return gone[e.Src] || gone[e.Dst] })
+	for i := range nodes / 5 {
+		id := kg.ID("entity", "bench added", fmt.Sprint(seed, i))
+		out.Nodes = append(out.Nodes, kg.Node{ID: id, Name: fmt.Sprint("added entity ", i), Kind: kg.NodeConcept,
+			Labels: []string{"Entity", "Company"}, Description: "added", Properties: map[string]string{"type": "Company"}})
+	}
+	for k := range rels * 3 / 5 {
+		i := r.IntN(len(out.Edges))
+		if k < rels*2/5 {
+			out.Edges[i].Evidence += " (revised)"
+		} else {
+			out.Edges = slices.Delete(out.Edges, i, i+1)
+		}
+	}
+	for i := range rels * 2 / 5 {
+		src, dst := out.Nodes[r.IntN(len(out.Nodes))].ID, out.Nodes[r.IntN(len(out.Nodes))].ID
+		out.Edges = append(out.Edges, kg.Edge{ID: kg.EdgeID(src, "bench_added", dst) + fmt.Sprint(i), Src: src, Dst: dst, Type: "bench_added", Confidence: 0.5, Evidence: "added"})
+	}
+	return out
+}
+
+// BenchmarkNeo4jIncremental loads the synthetic graph in full, then the same
+// graph with 1 % of its nodes and relationships changed (KGFORGE_BENCH_PCT)
+// incrementally, then that bundle again in full (a new staged build, as
+// with --full), and reports the time of each.
+func BenchmarkNeo4jIncremental(b *testing.B) {
+	l := benchLoader(b, DefaultBatchSize, DefaultWorkers)
+	ctx := context.Background()
+	b.Cleanup(func() {
+		if _, err := l.Drop(context.Background(), benchGraph); err != nil {
+			b.Error(err)
+		}
+	})
+	pct := 1.0
+	if v, err := strconv.ParseFloat(os.Getenv("KGFORGE_BENCH_PCT"), 64); err == nil && v > 0 {
+		pct = v
+	}
+	g := synth.Graph(benchSize("KGFORGE_BENCH_NODES", 100_000), benchSize("KGFORGE_BENCH_RELS", 300_000), 1)
+	for range b.N {
+		stamp := time.Now().UnixNano()
+		bA := graphBundle(b, fmt.Sprintf("bench-a-%d", stamp), g)
+		gB := changePercent(g, pct, uint64(stamp))
+		bB := graphBundle(b, fmt.Sprintf("bench-b-%d", stamp), gB)
+		l.cfg.Full = true
+		stA, err := l.Load(ctx, bA)
+		if err != nil {
+			b.Fatal(err)
+		}
+		l.cfg.Full = false
+		last, lastStep := time.Now(), "start" // the test double Loader.fault only times the steps here
+		l.fault = func(step string) error {
+			if step != lastStep {
+				b.Logf("step %s after %s took %s", step, lastStep, time.Since(last).Round(time.Millisecond))
+				last, lastStep = time.Now(), step
+			}
+			return nil
+		}
+		stop := heapPeak()
+		st, err := l.Load(ctx, bB)
+		peak := stop()
+		if err != nil || st.Mode != ModeIncremental {
+			b.Fatalf("incremental load: %+v, %v", st, err)
+		}
+		c := st.Changes
+		b.Logf("incremental: nodes %+v, relationships %+v; compare %s, apply %s", c.Nodes, c.Relationships, st.DiffTime.Round(time.Millisecond), st.ApplyTime.Round(time.Millisecond))
+		l.fault = nil
+		l.cfg.Full = true
+		stF, err := l.Load(ctx, graphBundle(b, fmt.Sprintf("bench-b2-%d", stamp), gB)) // B's graph as a new build
+
+		if err != nil || stF.Mode != ModeFull {
+			b.Fatalf("full reload: %+v, %v", stF, err)
+		}
+		b.ReportMetric(stA.Duration.Seconds(), "s/full-A")
+		b.ReportMetric(st.Duration.Seconds(), "s/incremental")
+		b.ReportMetric(st.DiffTime.Seconds(), "s/compare")
+		b.ReportMetric(st.ApplyTime.Seconds(), "s/apply")
+		b.ReportMetric(stF.Duration.Seconds(), "s/full-B")
+		b.ReportMetric(float64(c.Nodes.Added+c.Nodes.Removed+c.Nodes.Changed), "nodes-changed")
+		b.ReportMetric(float64(c.Relationships.Added+c.Relationships.Removed+c.Relationships.Changed), "rels-changed")
+		b.ReportMetric(float64(peak)/(1<<20), "MiB-heap-peak")
+	}
+}
+
+// graphBundle writes g as a bundle of the pipeline "bench".
+func graphBundle(b *testing.B, id string, g kg.Graph) *bundle.Bundle {
+	b.Helper()
+	out := b.TempDir()
+	w, err := bundle.Create(out, id)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := w.Commit(bundle.Contents{Graph: g}, bundle.Manifest{Pipeline: "bench"}); err != nil {
+		b.Fatal(err)
+	}
+	bu, err := bundle.Open(out)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = bu.Close() })
+	return bu
 }

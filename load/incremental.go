@@ -30,10 +30,10 @@ var errTooMany = errors.New("too many changes for an incremental load")
 // diff is what an incremental load changes in the nodes of build base.
 type diff struct {
 	base        string
-	nodesAdd    map[string][]map[string]any    // rows by label key
-	nodesChange map[[2]string][]map[string]any // rows by (label key in the graph, label key in the bundle)
+	nodesAdd    []map[string]any // rows with their labels
+	nodesChange []map[string]any // rows with their labels and the labels they lose
 	nodesRemove []string                       // ids
-	relsAdd     map[string][]map[string]any    // rows by type; a changed relationship is removed and added
+	relsAdd     []map[string]any               // rows with their type; a changed relationship is removed and added
 	relsRemove  []map[string]any               // id and src
 	changes     Changes
 	limit       int
@@ -96,10 +96,7 @@ func (l *Loader) diff(ctx context.Context, b *bundle.Bundle, base string, limit 
 	if err != nil {
 		return nil, fmt.Errorf("read the relationships of build %s: %w", base, err)
 	}
-	d := &diff{
-		base: base, limit: limit,
-		nodesAdd: map[string][]map[string]any{}, nodesChange: map[[2]string][]map[string]any{}, relsAdd: map[string][]map[string]any{},
-	}
+	d := &diff{base: base, limit: limit}
 	err = b.Nodes(ctx, func(n kg.Node) error {
 		key, row := nodeRow(n)
 		old, ok := gn[n.ID]
@@ -107,14 +104,15 @@ func (l *Loader) diff(ctx context.Context, b *bundle.Bundle, base string, limit 
 		switch {
 		case !ok:
 			d.changes.Nodes.Added++
-			d.nodesAdd[key] = append(d.nodesAdd[key], row)
+			row["labels"] = splitKey(key)
+			d.nodesAdd = append(d.nodesAdd, row)
 		case old.hash == rowHash(row):
 			d.changes.Nodes.Unchanged++
 			return nil
 		default:
 			d.changes.Nodes.Changed++
-			k := [2]string{old.key, key}
-			d.nodesChange[k] = append(d.nodesChange[k], row)
+			row["labels"], row["gone"] = splitKey(key), lost(old.key, key)
+			d.nodesChange = append(d.nodesChange, row)
 		}
 		return d.check()
 	})
@@ -142,7 +140,8 @@ func (l *Loader) diff(ctx context.Context, b *bundle.Bundle, base string, limit 
 			d.changes.Relationships.Changed++
 			d.relsRemove = append(d.relsRemove, map[string]any{"id": e.ID, "src": old.src})
 		}
-		d.relsAdd[typ] = append(d.relsAdd[typ], row)
+		row["type"] = typ
+		d.relsAdd = append(d.relsAdd, row)
 		return d.check()
 	})
 	if err != nil {
@@ -260,6 +259,7 @@ func (l *Loader) loadIncremental(ctx context.Context, b *bundle.Bundle, cur curr
 	fail := func(what string, err error) (Stats, error) {
 		return st, fmt.Errorf("load bundle %s into neo4j incrementally: %s: %w", b.Dir, what, err)
 	}
+	start := time.Now()
 	deadline := time.Now().Add(l.retryTime())
 	delay := 100 * time.Millisecond
 	for {
@@ -283,6 +283,7 @@ func (l *Loader) loadIncremental(ctx context.Context, b *bundle.Bundle, cur curr
 			break
 		}
 	}
+	st.ApplyTime = time.Since(start)
 	var err error
 	if st.StaleRemoved, err = l.removeStale(ctx, graph, cur.id); err != nil {
 		return fail("remove stale builds", err)
@@ -305,6 +306,9 @@ func (l *Loader) apply(ctx context.Context, d *diff, b *bundle.Bundle, graph str
 	return errors.Join(err, s.Close(ctx))
 }
 
+// The node statements of an incremental load: row.labels and row.gone are
+// lists of labels that labelKey made (strict identifiers), given as
+// parameters.
 const (
 	matchNode = "UNWIND $rows AS row MATCH (n:" + NodeLabel + " {id: row.id, build_id: $build}) "
 	setNode   = "SET n = row.props, n.id = row.id, n.build_id = $build"
@@ -321,39 +325,18 @@ func (l *Loader) applyTx(ctx context.Context, tx neo4j.ManagedTransaction, d *di
 			return batches(ctx, l, tx, "remove nodes", "UNWIND $rows AS id MATCH (n:"+NodeLabel+" {id: id, build_id: $build}) DETACH DELETE n RETURN count(*) AS n",
 				d.base, d.nodesRemove, bs)
 		},
-		func() error {
-			for _, key := range sortedKeys(d.nodesAdd) {
-				q := "UNWIND $rows AS row CREATE (n:" + NodeLabel + ") " + setNode + labelClause("SET", key, "") + " RETURN count(*) AS n"
-				if err := batches(ctx, l, tx, "add nodes", q, d.base, d.nodesAdd[key], bs); err != nil {
-					return err
-				}
-			}
-			return nil
+		func() error { // labels and types are dynamic (Neo4j 5.26): one plan for every label set
+			return batches(ctx, l, tx, "add nodes", "UNWIND $rows AS row CREATE (n:"+NodeLabel+") "+setNode+" SET n:$(row.labels) RETURN count(*) AS n",
+				d.base, d.nodesAdd, bs)
 		},
 		func() error {
-			for _, k := range slices.SortedFunc(func(yield func([2]string) bool) {
-				for k := range d.nodesChange {
-					if !yield(k) {
-						return
-					}
-				}
-			}, func(a, b [2]string) int { return cmp.Compare(a[0]+"|"+a[1], b[0]+"|"+b[1]) }) {
-				q := matchNode + setNode + labelClause("REMOVE", k[0], k[1]) + labelClause("SET", k[1], k[0]) + " RETURN count(*) AS n"
-				if err := batches(ctx, l, tx, "change nodes", q, d.base, d.nodesChange[k], bs); err != nil {
-					return err
-				}
-			}
-			return nil
+			return batches(ctx, l, tx, "change nodes", matchNode+setNode+" REMOVE n:$(row.gone) SET n:$(row.labels) RETURN count(*) AS n",
+				d.base, d.nodesChange, bs)
 		},
-		func() error {
-			for _, typ := range sortedKeys(d.relsAdd) {
-				q := "UNWIND $rows AS row MATCH (a:" + NodeLabel + " {id: row.src, build_id: $build}) MATCH (b:" + NodeLabel + " {id: row.dst, build_id: $build}) " +
-					"CREATE (a)-[r:" + typ + "]->(b) SET r = row.props, r.id = row.id, r.build_id = $build RETURN count(r) AS n"
-				if err := batches(ctx, l, tx, "add relationships", q, d.base, d.relsAdd[typ], bs); err != nil {
-					return err
-				}
-			}
-			return nil
+		func() error { // all types in one statement (a dynamic type, Neo4j 5.26): one plan, not one per type
+			q := "UNWIND $rows AS row MATCH (a:" + NodeLabel + " {id: row.src, build_id: $build}) MATCH (b:" + NodeLabel + " {id: row.dst, build_id: $build}) " +
+				"CREATE (a)-[r:$(row.type)]->(b) SET r = row.props, r.id = row.id, r.build_id = $build RETURN count(r) AS n"
+			return batches(ctx, l, tx, "add relationships", q, d.base, d.relsAdd, bs)
 		},
 		func() error { return l.checkAndRecord(ctx, tx, d, b, graph) },
 	}
@@ -410,23 +393,18 @@ func (l *Loader) checkAndRecord(ctx context.Context, tx neo4j.ManagedTransaction
 	return nil
 }
 
-// labelClause returns " SET n:A:B" or " REMOVE n:A:B" for the labels of
-// key that are not in other; "" when there are none.
-func labelClause(verb, key, other string) string {
+// splitKey returns the labels of a label key.
+func splitKey(key string) []string {
 	if key == "" {
-		return ""
+		return []string{}
 	}
-	otherLabels := strings.Split(other, ":")
-	var ls []string
-	for _, x := range strings.Split(key, ":") {
-		if !slices.Contains(otherLabels, x) {
-			ls = append(ls, x)
-		}
-	}
-	if len(ls) == 0 {
-		return ""
-	}
-	return " " + verb + " n:" + strings.Join(ls, ":")
+	return strings.Split(key, ":")
+}
+
+// lost returns the labels of key old that key new lacks.
+func lost(old, new string) []string {
+	keep := splitKey(new)
+	return slices.DeleteFunc(splitKey(old), func(x string) bool { return slices.Contains(keep, x) })
 }
 
 // batches runs q in the transaction over rows, size at a time; each batch

@@ -124,6 +124,10 @@ type Stats struct {
 	NodesBuild string `json:"nodes_build_id,omitempty"`
 	// Changes is what an incremental load changed; nil after a full one.
 	Changes *Changes `json:"changes,omitempty"`
+	// DiffTime is the time spent comparing the bundle with the current
+	// build; ApplyTime the time of the incremental transaction.
+	DiffTime  time.Duration `json:"diff_ns,omitempty"`
+	ApplyTime time.Duration `json:"apply_ns,omitempty"`
 }
 
 // Changes counts what an incremental load did to nodes and relationships.
@@ -218,7 +222,9 @@ func (l *Loader) Load(ctx context.Context, b *bundle.Bundle) (st Stats, _ error)
 			return st, err
 		}
 	}
+	t := time.Now()
 	d, why, err := l.plan(ctx, b, cur)
+	st.DiffTime = time.Since(t)
 	if err != nil {
 		return fail("compare with the current build", err)
 	}
