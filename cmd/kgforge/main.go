@@ -67,6 +67,27 @@ func main() {
 
 func run(ctx context.Context, args []string) int {
 	g := &globals{logOut: &logSink{w: os.Stderr}}
+	root := newRoot(g)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	code := exitFailed
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+	}
+	if g.log != nil && g.logFormat == "json" {
+		g.log.Error("kgforge failed", "err", err.Error(), "exit_code", code) // a scheduler's log stays one JSON object a line
+	} else {
+		fmt.Fprintln(os.Stderr, "kgforge:", err)
+	}
+	return code
+}
+
+// newRoot returns the command tree.
+func newRoot(g *globals) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "kgforge",
 		Short:         "Build hybrid knowledge graphs from documents and tables",
@@ -92,23 +113,8 @@ func run(ctx context.Context, args []string) int {
 	root.PersistentFlags().StringVar(&g.logFormat, "log-format", "text", "log format on stderr: text or json")
 	root.PersistentFlags().BoolVarP(&g.verbose, "verbose", "v", false, "log debug messages")
 	root.AddCommand(buildCmd(g), validateCmd(), graphDiffCmd(), askCmd(g), mcpCmd(g), queryCmd(g), loadCmd(g), bundleCmd(g), reviewCmd(g), evalCmd(g))
-	root.SetArgs(args)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
-	err := root.ExecuteContext(ctx)
-	if err == nil {
-		return exitOK
-	}
-	code := exitFailed
-	var ee *exitError
-	if errors.As(err, &ee) {
-		code = ee.code
-	}
-	if g.log != nil && g.logFormat == "json" {
-		g.log.Error("kgforge failed", "err", err.Error(), "exit_code", code) // a scheduler's log stays one JSON object a line
-	} else {
-		fmt.Fprintln(os.Stderr, "kgforge:", err)
-	}
-	return code
+	return root
 }
 
 // cacheDir returns kgforge's cache directory.
