@@ -32,9 +32,9 @@ type diff struct {
 	base        string
 	nodesAdd    []map[string]any // rows with their labels
 	nodesChange []map[string]any // rows with their labels and the labels they lose
-	nodesRemove []string                       // ids
-	relsAdd     []map[string]any               // rows with their type; a changed relationship is removed and added
-	relsRemove  []map[string]any               // id and src
+	nodesRemove []string         // ids
+	relsAdd     []map[string]any // rows with their type; a changed relationship is removed and added
+	relsRemove  []map[string]any // id and src
 	changes     Changes
 	limit       int
 }
