@@ -126,8 +126,10 @@ func checkGates(g pipelines.Gates, prev prevFacts, nodes, edges, merges int, rej
 		if was > 0 && now < was {
 			pct = 100 * float64(was-now) / float64(was)
 		}
-		out = append(out, Gate{Name: name, Passed: pct <= *limit,
-			Detail: fmt.Sprintf("%s %d, were %d in build %s: %.1f%% fewer, limit %v%%", what, now, was, prev.BuildID, pct, *limit)})
+		out = append(out, Gate{
+			Name: name, Passed: pct <= *limit,
+			Detail: fmt.Sprintf("%s %d, were %d in build %s: %.1f%% fewer, limit %v%%", what, now, was, prev.BuildID, pct, *limit),
+		})
 	}
 	drop("max_node_drop_percent", "nodes", g.MaxNodeDrop, prev.Nodes, nodes)
 	drop("max_edge_drop_percent", "edges", g.MaxEdgeDrop, prev.Edges, edges)
@@ -140,8 +142,10 @@ func checkGates(g pipelines.Gates, prev prevFacts, nodes, edges, merges int, rej
 		default:
 			pct = 100 * float64(merges-prev.Merges) / float64(prev.Merges)
 		}
-		out = append(out, Gate{Name: "max_merge_growth_percent", Passed: pct <= *lim,
-			Detail: fmt.Sprintf("merges %d, were %d in build %s: %.1f%% more, limit %v%%", merges, prev.Merges, prev.BuildID, pct, *lim)})
+		out = append(out, Gate{
+			Name: "max_merge_growth_percent", Passed: pct <= *lim,
+			Detail: fmt.Sprintf("merges %d, were %d in build %s: %.1f%% more, limit %v%%", merges, prev.Merges, prev.BuildID, pct, *lim),
+		})
 	}
 	if g.NewSourceFailures == pipelines.GateFail {
 		was := rejectedSources(prev.Rejected)
