@@ -139,7 +139,7 @@ func (l *lazyExtractor) promptVersion(checked *extract.Extractor) string {
 
 // Stats returns what extraction did so far.
 func (l *lazyExtractor) Stats() extract.Stats {
-	s := extract.Stats{Dropped: map[string]int{}, EntitiesDropped: map[string]int{}}
+	s := extract.Stats{Dropped: map[string]int{}, EntitiesDropped: map[string]int{}, Cut: map[string]int{}}
 	l.mu.Lock()
 	if l.ex != nil {
 		s = l.ex.Stats()
