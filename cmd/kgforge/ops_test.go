@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -107,5 +108,55 @@ func TestNewProgress_BarOnlyOnATerminal(t *testing.T) {
 	p.finish()
 	if p := newProgress(log, 0, false); p != nil {
 		t.Errorf("interval 0 without a terminal: %T, want none", p)
+	}
+}
+
+// TestBuild_FailedGateExitsOneNamingIt: a build whose nodes shrank past
+// the gate prints its summary with the gate FAILED, exits 1 naming the
+// gate, and latest stays on the build before.
+func TestBuild_FailedGateExitsOneNamingIt(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	for name, body := range map[string]string{"parts.csv": "part_id,name\nP1,Frame\nP2,Wheel\n", "suppliers.csv": "supplier_id,name\nS1,Acme\nS2,Bolt\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pf := filepath.Join(dir, "p.yaml")
+	raw := "name: gated\nsources:\n  - {name: tables, paths: [\"*.csv\"]}\nresolve: {embeddings: false}\nneo4j: {mode: never}\ngates: {max_node_drop_percent: 5}\n"
+	if err := os.WriteFile(pf, []byte(raw), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KGFORGE_CACHE_DIR", t.TempDir())
+	t.Setenv("OLLAMA_HOST", "127.0.0.1:1")
+	if code, _, stderr := runCaptured(t, "", "build", "-p", pf, "-o", out); code != exitOK {
+		t.Fatalf("first build: exit %d\n%s", code, stderr)
+	}
+	first, err := os.Readlink(filepath.Join(out, "latest"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "suppliers.csv")); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCaptured(t, "", "build", "-p", pf, "-o", out)
+	if code != exitFailed || !strings.Contains(stderr, "gates.max_node_drop_percent") || !strings.Contains(stdout, "max_node_drop_percent FAILED") {
+		t.Errorf("gated build: exit %d (want 1)\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if now, _ := os.Readlink(filepath.Join(out, "latest")); now != first {
+		t.Errorf("latest moved to %s after a failed gate; want %s", now, first)
+	}
+}
+
+// TestExitCodesAreDocumented keeps docs/operations.md's table of exit
+// codes in step with the constants.
+func TestExitCodesAreDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for code, word := range map[int]string{exitOK: "ok", exitFailed: "failed", exitUsage: "bad configuration", exitPartial: "partial", exitBusy: "output locked"} {
+		if row := "| " + strconv.Itoa(code) + " | " + word; !strings.Contains(string(doc), row) {
+			t.Errorf("docs/operations.md lacks the row %q", row)
+		}
 	}
 }
