@@ -9,6 +9,13 @@
 // retried after its commit's answer was lost, with MERGE on ids, so nothing
 // is written twice and loading the same bundle again changes nothing.
 //
+// When it can, a load is incremental instead (incremental.go): it compares
+// the bundle with the current build by id and content hash (HashProperty,
+// on every node and relationship) and applies only what was added, removed
+// and changed, in one transaction that a failure rolls back whole. It is
+// full when Config.Full asks for it, on a graph's first load, over a build
+// loaded without hashes, and past Config.MaxChanges changes.
+//
 // Labels and relationship types come from LLM output and cannot be query
 // parameters: Label and RelType reduce them to a strict identifier form
 // before they reach Cypher, and NodeTypeLabel and EdgeType keep them off
