@@ -15,7 +15,6 @@ import (
 
 	"kgforge/bench/synth"
 	"kgforge/internal/duck"
-	"kgforge/kg"
 )
 
 // The graph operators on a synthetic graph (bench/synth: documents, chunks
@@ -33,9 +32,7 @@ import (
 // on top.
 func BenchmarkGraphOperators(b *testing.B) {
 	nodes, rels := benchEnv("KGFORGE_BENCH_NODES", 300_000), benchEnv("KGFORGE_BENCH_RELS", 1_000_000)
-	sg := synth.Graph(nodes, rels, 1)
-	bun := graphBundle(b, sg)
-	sg = kg.Graph{}
+	bun := graphBundle(b, synth.Graph(nodes, rels, 1)) // the generated graph is garbage once written
 	var tb *Toolbox
 	b.Run("load", func(b *testing.B) {
 		for b.Loop() {

@@ -336,7 +336,7 @@ func (g *graphState) removalTarget(n, x int32, d dir, mask []bool, limit int) st
 	fmt.Fprintf(&b, "%d nodes %s %s (direction %s, edges %s); without %s, %d of them no longer do",
 		len(before)-1, verb, g.show(x), d, typesText(g, mask), g.show(n), len(lost))
 	if !slices.Contains(before, n) {
-		b.WriteString(fmt.Sprintf(" (%s is not on any such path)", g.ids[n]))
+		fmt.Fprintf(&b, " (%s is not on any such path)", g.ids[n])
 	}
 	b.WriteString(g.showMembers(lost, limit))
 	return b.String()

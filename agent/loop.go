@@ -163,8 +163,10 @@ func (r *run) call(ctx context.Context, act action) (string, *CallError, error) 
 		return "", act.err, nil
 	}
 	if !slices.ContainsFunc(r.a.offer, func(t Tool) bool { return t.Name == act.tool }) {
-		return "", &CallError{Tool: act.tool, Kind: FailUnknownTool, Msg: fmt.Sprintf("no tool %q", act.tool),
-			Hint: "the tools are " + strings.Join(toolNames(r.a.offer), ", ")}, nil
+		return "", &CallError{
+			Tool: act.tool, Kind: FailUnknownTool, Msg: fmt.Sprintf("no tool %q", act.tool),
+			Hint: "the tools are " + strings.Join(toolNames(r.a.offer), ", "),
+		}, nil
 	}
 	out, err := r.a.tools.Call(ctx, act.tool, act.args)
 	if ce := (*CallError)(nil); errors.As(err, &ce) {

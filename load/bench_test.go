@@ -245,8 +245,10 @@ func changePercent(g kg.Graph, pct float64, seed uint64) kg.Graph {
 	out.Edges = slices.DeleteFunc(out.Edges, func(e kg.Edge) bool { return gone[e.Src] || gone[e.Dst] })
 	for i := range nodes / 5 {
 		id := kg.ID("entity", "bench added", fmt.Sprint(seed, i))
-		out.Nodes = append(out.Nodes, kg.Node{ID: id, Name: fmt.Sprint("added entity ", i), Kind: kg.NodeConcept,
-			Labels: []string{"Entity", "Company"}, Description: "added", Properties: map[string]string{"type": "Company"}})
+		out.Nodes = append(out.Nodes, kg.Node{
+			ID: id, Name: fmt.Sprint("added entity ", i), Kind: kg.NodeConcept,
+			Labels: []string{"Entity", "Company"}, Description: "added", Properties: map[string]string{"type": "Company"},
+		})
 	}
 	for k := range rels * 3 / 5 {
 		i := r.IntN(len(out.Edges))

@@ -402,8 +402,8 @@ func splitKey(key string) []string {
 }
 
 // lost returns the labels of key old that key new lacks.
-func lost(old, new string) []string {
-	keep := splitKey(new)
+func lost(old, next string) []string {
+	keep := splitKey(next)
 	return slices.DeleteFunc(splitKey(old), func(x string) bool { return slices.Contains(keep, x) })
 }
 

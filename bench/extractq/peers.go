@@ -331,7 +331,7 @@ func runDriver(ctx context.Context, d peerDriver, opts peerOptions, items []qual
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
+	defer func() { _ = os.RemoveAll(tmp) }() // a leftover temporary directory is harmless
 	in, out := filepath.Join(tmp, "items.jsonl"), filepath.Join(tmp, d.name+".jsonl")
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
@@ -361,25 +361,28 @@ func runDriver(ctx context.Context, d peerDriver, opts peerOptions, items []qual
 	if err != nil {
 		return nil, fmt.Errorf("peer %s: %w", d.name, err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only: nothing to lose
 	return readPeerItems(f, out)
 }
 
 // printPeer prints one row of the side-by-side table.
-func printPeer(w io.Writer, set string, s peerScores) {
+func printPeer(w io.Writer, set string, s peerScores) error {
+	var b strings.Builder
 	r, e := s.Relations, s.Entities
-	fmt.Fprintf(w, "%-22s %s n=%d  relations %d/%d P %.3f R %.3f F1 %.3f [%.3f, %.3f]  pairs F1 %.3f [%.3f, %.3f]  entities P %.3f R %.3f F1 %.3f [%.3f, %.3f]",
+	fmt.Fprintf(&b, "%-22s %s n=%d  relations %d/%d P %.3f R %.3f F1 %.3f [%.3f, %.3f]  pairs F1 %.3f [%.3f, %.3f]  entities P %.3f R %.3f F1 %.3f [%.3f, %.3f]",
 		s.System, set, r.Items, r.TP, r.TP+r.FP, r.Precision, r.Recall, r.F1, r.F1CI[0], r.F1CI[1],
 		s.Pairs.F1, s.Pairs.F1CI[0], s.Pairs.F1CI[1], e.Precision, e.Recall, e.F1, e.F1CI[0], e.F1CI[1])
-	fmt.Fprintf(w, "  endpoints in text %d/%d  calls %d  tokens %d+%d  cut %d  %.0fs", s.Grounded[0], s.Grounded[1],
+	fmt.Fprintf(&b, "  endpoints in text %d/%d  calls %d  tokens %d+%d  cut %d  %.0fs", s.Grounded[0], s.Grounded[1],
 		s.Calls, s.PromptTokens, s.CompletionTokens, s.CutAtBound, s.Seconds)
 	if s.Cached > 0 {
-		fmt.Fprintf(w, "  (%d items cached: costs of the run that made them)", s.Cached)
+		fmt.Fprintf(&b, "  (%d items cached: costs of the run that made them)", s.Cached)
 	}
 	if len(s.Failed) > 0 {
-		fmt.Fprintf(w, "  failed %d: %s", len(s.Failed), strings.Join(s.Failed, "; "))
+		fmt.Fprintf(&b, "  failed %d: %s", len(s.Failed), strings.Join(s.Failed, "; "))
 	}
-	fmt.Fprintln(w)
+	b.WriteString("\n")
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // errNoPeers is returned for an empty or unknown -peers list.

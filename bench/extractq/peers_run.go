@@ -52,7 +52,9 @@ func runPeers(ctx context.Context, data, set string, n int, seed uint64, model, 
 		}
 		s := scorePeer(name, items, got, undirected, seed)
 		rows = append(rows, s)
-		printPeer(os.Stdout, set, s)
+		if err := printPeer(os.Stdout, set, s); err != nil {
+			return err
+		}
 	}
 	if out == "" {
 		return nil

@@ -67,8 +67,7 @@ func askCmd(*globals) *cobra.Command {
 				enc.SetIndent("", "  ")
 				return enc.Encode(ans)
 			}
-			printAnswer(os.Stdout, ans)
-			return nil
+			return printAnswer(os.Stdout, ans)
 		},
 	}
 	f := cmd.Flags()
@@ -105,12 +104,13 @@ func askError(err error) error {
 
 // printAnswer prints the tool calls, one line each with the first lines of
 // their results, then the answer and its citations.
-func printAnswer(w io.Writer, ans agent.Answer) {
+func printAnswer(w io.Writer, ans agent.Answer) error {
+	var b strings.Builder
 	for i, s := range ans.Steps {
 		if s.Tool == agent.ToolAnswer && s.ErrorKind == "" {
 			continue
 		}
-		fmt.Fprintf(w, "[%d] %s %s\n", i+1, s.Tool, s.Args)
+		fmt.Fprintf(&b, "[%d] %s %s\n", i+1, s.Tool, s.Args)
 		out := s.Result
 		if s.ErrorKind != "" {
 			out = "error (" + s.ErrorKind + "): " + s.Error
@@ -120,15 +120,17 @@ func printAnswer(w io.Writer, ans agent.Answer) {
 			lines = append(lines[:8], fmt.Sprintf("… (%d more lines; --json shows all)", len(lines)-8))
 		}
 		for _, line := range lines {
-			fmt.Fprintf(w, "    %s\n", line)
+			fmt.Fprintf(&b, "    %s\n", line)
 		}
 	}
-	fmt.Fprintf(w, "answer: %s\n", ans.Text)
+	fmt.Fprintf(&b, "answer: %s\n", ans.Text)
 	for _, c := range ans.Citations {
-		fmt.Fprintf(w, "  cites %s\n", citation(c))
+		fmt.Fprintf(&b, "  cites %s\n", citation(c))
 	}
-	fmt.Fprintf(w, "%d tool calls (%d failed) of %d, format %s, confidence %.2f, %d unique input tokens\n",
+	fmt.Fprintf(&b, "%d tool calls (%d failed) of %d, format %s, confidence %.2f, %d unique input tokens\n",
 		len(ans.Steps), ans.FailedCalls(), ans.Budget, ans.Format, ans.Confidence, ans.Tokens.UniqueInput)
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 func citation(c agent.Citation) string {

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
 
 	"kgforge/bundle"
 	"kgforge/kg"
@@ -87,8 +88,8 @@ data rows, but says only which file differs, not which item.`,
 				if err := enc.Encode(d); err != nil {
 					return err
 				}
-			} else {
-				d.print(os.Stdout, limit)
+			} else if err := d.print(os.Stdout, limit); err != nil {
+				return err
 			}
 			if !d.Equal {
 				return &exitError{code: exitFailed, err: fmt.Errorf("bundles differ: build %s (%s) and build %s (%s)", d.Old, args[0], d.New, args[1])}
@@ -230,17 +231,18 @@ func mergeKeys(a, b map[string]json.RawMessage) map[string]bool {
 
 // print writes the differences for a person: a line per kind, then at most
 // limit items per change (0: all).
-func (d *graphDiff) print(w io.Writer, limit int) {
-	fmt.Fprintf(w, "diff build %s -> build %s\n", d.Old, d.New)
+func (d *graphDiff) print(w io.Writer, limit int) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "diff build %s -> build %s\n", d.Old, d.New)
 	for _, k := range d.Kinds {
-		fmt.Fprintf(w, "%s: %d -> %d: %d added, %d removed, %d changed\n", k.Kind, k.Old, k.New, len(k.Added), len(k.Removed), len(k.Changed))
+		fmt.Fprintf(&b, "%s: %d -> %d: %d added, %d removed, %d changed\n", k.Kind, k.Old, k.New, len(k.Added), len(k.Removed), len(k.Changed))
 		list := func(sign string, n int, line func(i int) string) {
 			for i := range n {
 				if limit > 0 && i == limit {
-					fmt.Fprintf(w, "  %s … %d more (--limit 0 lists all)\n", sign, n-limit)
+					fmt.Fprintf(&b, "  %s … %d more (--limit 0 lists all)\n", sign, n-limit)
 					return
 				}
-				fmt.Fprintf(w, "  %s %s\n", sign, line(i))
+				fmt.Fprintf(&b, "  %s %s\n", sign, line(i))
 			}
 		}
 		list("+", len(k.Added), func(i int) string { return k.Added[i].ID + " " + k.Added[i].Label })
@@ -251,6 +253,8 @@ func (d *graphDiff) print(w io.Writer, limit int) {
 		})
 	}
 	if d.Equal {
-		fmt.Fprintln(w, "same graph: nodes, edges, merges and links")
+		fmt.Fprintln(&b, "same graph: nodes, edges, merges and links")
 	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }

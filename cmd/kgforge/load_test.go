@@ -20,8 +20,10 @@ func loadTestBundle(t *testing.T, graph, build string, n int, salt string) strin
 	t.Helper()
 	var g kg.Graph
 	for i := range n {
-		g.Nodes = append(g.Nodes, kg.Node{ID: kg.ID("n", fmt.Sprint(i)), Name: fmt.Sprint("entity ", i), Kind: kg.NodeConcept,
-			Labels: []string{"Entity", "Part"}, Description: salt + fmt.Sprint(i%5)})
+		g.Nodes = append(g.Nodes, kg.Node{
+			ID: kg.ID("n", fmt.Sprint(i)), Name: fmt.Sprint("entity ", i), Kind: kg.NodeConcept,
+			Labels: []string{"Entity", "Part"}, Description: salt + fmt.Sprint(i%5),
+		})
 		if i > 0 {
 			src, dst := g.Nodes[i-1].ID, g.Nodes[i].ID
 			g.Edges = append(g.Edges, kg.Edge{ID: kg.EdgeID(src, "part_of", dst), Src: src, Dst: dst, Type: "part_of", Confidence: 1})
