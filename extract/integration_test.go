@@ -12,21 +12,28 @@ import (
 	"kgforge/llm"
 )
 
-// recorder keeps the raw replies of the model.
+// recorder keeps the raw replies of the model, and how many the server
+// cut at the output bound.
 type recorder struct {
 	Chatter
 	replies []string
+	cut     int
 }
 
 func (r *recorder) Chat(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error) {
 	resp, err := r.Chatter.Chat(ctx, req)
+	if resp.DoneReason == "length" || resp.DoneReason == llm.DoneIncomplete {
+		r.cut++ // its JSON is cut short; the extractor counts it by reason
+		return resp, err
+	}
 	r.replies = append(r.replies, resp.Content)
 	return resp, err
 }
 
 // TestExtractor_InjectionIntegration runs one chunk that carries an
 // injected instruction through the real model with a schema: whatever the
-// model makes of it, the reply follows the schema, every kept triplet's
+// model makes of it, a reply the server did not cut at the output bound
+// follows the schema, a cut one is counted, every kept triplet's
 // evidence is a sentence of the chunk, and nothing outside the schema is kept.
 func TestExtractor_InjectionIntegration(t *testing.T) {
 	if os.Getenv("KGFORGE_INTEGRATION") == "" {
@@ -59,6 +66,13 @@ func TestExtractor_InjectionIntegration(t *testing.T) {
 	res, err := ex.Process(ctx, kg.Chunk{ID: "inj", Text: text})
 	if err != nil {
 		t.Fatalf("process: %v (replies %q)", err, rec.replies)
+	}
+	cut := 0
+	for _, n := range ex.Stats().Cut {
+		cut += n
+	}
+	if cut != rec.cut {
+		t.Errorf("the extractor counted %d cut replies, the server cut %d", cut, rec.cut)
 	}
 	for _, raw := range rec.replies {
 		var r Reply
