@@ -124,7 +124,7 @@ func kgforgeItems(ctx context.Context, cfg config, items []quality.Item, schemas
 	for id, s := range schemas {
 		ex, err := extract.New(chat, cache, extract.Options{
 			Model: model, ModelDigest: digests[model], Schema: s, Evidence: cfg.evidence, Ungrounded: !cfg.ground,
-			Gleanings: cfg.gleanings,
+			Gleanings: cfg.gleanings, Mode: cfg.mode, Format: cfg.format,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("schema %s: %w", id, err)
