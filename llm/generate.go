@@ -33,13 +33,7 @@ type GenerateRequest struct {
 // Generate sends one completion request and returns the whole continuation,
 // with the same retries, DoneReason values and token accounting as Chat.
 func (c *Client) Generate(ctx context.Context, req GenerateRequest) (ChatResponse, error) {
-	if req.NumPredict == 0 {
-		req.NumPredict = 1024
-	}
-	opts := map[string]any{"temperature": req.Temperature, "seed": req.Seed, "num_predict": req.NumPredict}
-	if req.NumCtx > 0 {
-		opts["num_ctx"] = req.NumCtx
-	}
+	opts := options(req.Temperature, req.Seed, req.NumPredict, req.NumCtx)
 	if len(req.Stop) > 0 {
 		opts["stop"] = req.Stop
 	}
@@ -58,11 +52,7 @@ func (c *Client) Generate(ctx context.Context, req GenerateRequest) (ChatRespons
 			b.WriteString(r.Response)
 			if r.Done {
 				done = true
-				out.DoneReason = r.DoneReason
-				out.PromptTokens = r.PromptEvalCount
-				out.CompletionTokens = r.EvalCount
-				c.usage.evalNS.Add(int64(r.EvalDuration))
-				c.usage.serverNS.Add(int64(r.TotalDuration))
+				c.final(&out, r.DoneReason, r.Metrics)
 			}
 			return nil
 		})
@@ -91,6 +81,29 @@ func replyEnd(err error, parts int, done bool, out *ChatResponse) error {
 		out.DoneReason = DoneIncomplete
 	}
 	return err
+}
+
+// options are the sampling options Chat and Generate send; numPredict 0
+// means 1024, numCtx 0 lets the server choose.
+func options(temperature float64, seed, numPredict, numCtx int) map[string]any {
+	if numPredict == 0 {
+		numPredict = 1024
+	}
+	opts := map[string]any{"temperature": temperature, "seed": seed, "num_predict": numPredict}
+	if numCtx > 0 {
+		opts["num_ctx"] = numCtx
+	}
+	return opts
+}
+
+// final records a reply's last message: why it ended, its token counts,
+// and the server's time on it.
+func (c *Client) final(out *ChatResponse, reason string, m api.Metrics) {
+	out.DoneReason = reason
+	out.PromptTokens = m.PromptEvalCount
+	out.CompletionTokens = m.EvalCount
+	c.usage.evalNS.Add(int64(m.EvalDuration))
+	c.usage.serverNS.Add(int64(m.TotalDuration))
 }
 
 func (c *Client) keepAliveFor(d time.Duration) *api.Duration {

@@ -226,13 +226,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 	if err != nil {
 		return ChatResponse{}, err
 	}
-	if req.NumPredict == 0 {
-		req.NumPredict = 1024
-	}
-	opts := map[string]any{"temperature": req.Temperature, "seed": req.Seed, "num_predict": req.NumPredict}
-	if req.NumCtx > 0 {
-		opts["num_ctx"] = req.NumCtx
-	}
+	opts := options(req.Temperature, req.Seed, req.NumPredict, req.NumCtx)
 	stream := false
 	areq := &api.ChatRequest{
 		Model: req.Model, Messages: msgs, Stream: &stream, Format: req.Schema, Tools: tools,
@@ -251,11 +245,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 			}
 			if r.Done {
 				done = true
-				out.DoneReason = r.DoneReason
-				out.PromptTokens = r.PromptEvalCount
-				out.CompletionTokens = r.EvalCount
-				c.usage.evalNS.Add(int64(r.EvalDuration))
-				c.usage.serverNS.Add(int64(r.TotalDuration))
+				c.final(&out, r.DoneReason, r.Metrics)
 			}
 			return nil
 		})
