@@ -278,11 +278,7 @@ func runRemoval(_ context.Context, g *graphState, c opCall) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	mask, err := g.typeMask(c, a.Types)
-	if err != nil {
-		return "", err
-	}
-	d, err := c.direction(a.Direction, dirBoth)
+	mask, d, err := g.edgeFilter(c, a.Types, a.Direction)
 	if err != nil {
 		return "", err
 	}

@@ -66,11 +66,7 @@ func runNeighbours(_ context.Context, g *graphState, c opCall) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	mask, err := g.typeMask(c, a.Types)
-	if err != nil {
-		return "", err
-	}
-	d, err := c.direction(a.Direction, dirBoth)
+	mask, d, err := g.edgeFilter(c, a.Types, a.Direction)
 	if err != nil {
 		return "", err
 	}
@@ -205,11 +201,7 @@ func runSubgraph(_ context.Context, g *graphState, c opCall) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	mask, err := g.typeMask(c, a.Types)
-	if err != nil {
-		return "", err
-	}
-	d, err := c.direction(a.Direction, dirBoth)
+	mask, d, err := g.edgeFilter(c, a.Types, a.Direction)
 	if err != nil {
 		return "", err
 	}
@@ -285,11 +277,7 @@ func runDegree(_ context.Context, g *graphState, c opCall) (string, error) {
 	if err := c.decode(&a); err != nil {
 		return "", err
 	}
-	mask, err := g.typeMask(c, a.Types)
-	if err != nil {
-		return "", err
-	}
-	d, err := c.direction(a.Direction, dirBoth)
+	mask, d, err := g.edgeFilter(c, a.Types, a.Direction)
 	if err != nil {
 		return "", err
 	}
@@ -375,11 +363,7 @@ func runComplement(_ context.Context, g *graphState, c opCall) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	mask, err := g.typeMask(c, a.Types)
-	if err != nil {
-		return "", err
-	}
-	d, err := c.direction(a.Direction, dirBoth)
+	mask, d, err := g.edgeFilter(c, a.Types, a.Direction)
 	if err != nil {
 		return "", err
 	}

@@ -184,6 +184,17 @@ func mostCommon(names []string, counts []int, n int) string {
 	return s
 }
 
+// edgeFilter reads the edge types and the direction (both by default) that
+// most operators take.
+func (g *graphState) edgeFilter(c opCall, types []string, direction string) ([]bool, dir, error) {
+	mask, err := g.typeMask(c, types)
+	if err != nil {
+		return nil, 0, err
+	}
+	d, err := c.direction(direction, dirBoth)
+	return mask, d, err
+}
+
 // direction reads a direction argument; "" is def.
 func (c opCall) direction(s string, def dir, allowed ...dir) (dir, error) {
 	d := def
