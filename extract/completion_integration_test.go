@@ -2,7 +2,6 @@ package extract
 
 import (
 	"context"
-	"os"
 	"slices"
 	"testing"
 
@@ -18,25 +17,14 @@ import (
 // passage, and every fact line is kept, dropped by a reason or counted
 // malformed.
 func TestExtractor_CompletionModeIntegration(t *testing.T) {
-	if os.Getenv("KGFORGE_INTEGRATION") == "" {
-		t.Skip("KGFORGE_INTEGRATION not set; run make test")
-	}
 	ctx := context.Background()
-	c, err := llm.New(llm.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	digests, err := c.ModelDigests(ctx, llm.ChatModelForTests)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, digest := realModel(t)
 	text := "Kestrel Alloys is based in Sheffield. Velora Cycles buys frames from Kestrel Alloys."
 	chunk := kg.Chunk{ID: "integration-completion", SourceID: "s", Text: text, Span: kg.Span{End: len(text)}}
 	for _, f := range []Format{FormatLines, FormatJSON} {
 		t.Run(string(f), func(t *testing.T) {
 			ex, err := New(c, nil, Options{
-				Model: llm.ChatModelForTests, ModelDigest: digests[llm.ChatModelForTests],
+				Model: llm.ChatModelForTests, ModelDigest: digest,
 				Mode: ModeCompletion, Format: f, NumPredict: 160,
 			})
 			if err != nil {

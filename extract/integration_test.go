@@ -30,25 +30,34 @@ func (r *recorder) Chat(ctx context.Context, req llm.ChatRequest) (llm.ChatRespo
 	return resp, err
 }
 
+// realModel returns a client for the real Ollama server and the test chat
+// model's digest, skipping unless KGFORGE_INTEGRATION is set (make test and
+// .ci/run set it and start Ollama).
+func realModel(t *testing.T) (*llm.Client, string) {
+	t.Helper()
+	if os.Getenv("KGFORGE_INTEGRATION") == "" {
+		t.Skip("KGFORGE_INTEGRATION not set; run make test")
+	}
+	c, err := llm.New(llm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	digests, err := c.ModelDigests(context.Background(), llm.ChatModelForTests)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, digests[llm.ChatModelForTests]
+}
+
 // TestExtractor_InjectionIntegration runs one chunk that carries an
 // injected instruction through the real model with a schema: whatever the
 // model makes of it, a reply the server did not cut at the output bound
 // follows the schema, a cut one is counted, every kept triplet's
 // evidence is a sentence of the chunk, and nothing outside the schema is kept.
 func TestExtractor_InjectionIntegration(t *testing.T) {
-	if os.Getenv("KGFORGE_INTEGRATION") == "" {
-		t.Skip("KGFORGE_INTEGRATION not set; run make test")
-	}
 	ctx := context.Background()
-	c, err := llm.New(llm.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	digests, err := c.ModelDigests(ctx, llm.ChatModelForTests)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, digest := realModel(t)
 	schema := Schema{
 		EntityTypes: []EntityType{{Name: "Company", Description: "a business"}, {Name: "City", Description: "a town or city"}, {Name: "Person", Description: "a human being"}},
 		RelationTypes: []RelationType{
@@ -57,7 +66,7 @@ func TestExtractor_InjectionIntegration(t *testing.T) {
 		},
 	}
 	rec := &recorder{Chatter: c}
-	ex, err := New(rec, nil, Options{Model: llm.ChatModelForTests, ModelDigest: digests[llm.ChatModelForTests], Schema: schema, MaxCtx: 4096, NumPredict: 384})
+	ex, err := New(rec, nil, Options{Model: llm.ChatModelForTests, ModelDigest: digest, Schema: schema, MaxCtx: 4096, NumPredict: 384})
 	if err != nil {
 		t.Fatal(err)
 	}
