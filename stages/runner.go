@@ -199,7 +199,25 @@ type Runner struct {
 	// means the digest of the running program, so that a new kgforge
 	// never reuses what an older one made.
 	CodeVersion string
+	// Shard, when its N is above 0, makes Run one shard of a scaled-out
+	// build (docs/scale.md): it runs the source units and only the extract
+	// units whose chunks hash to shard I of N, writes their segments to
+	// the state directory, and stops before the global steps. Shards of
+	// one build may run at once, in any process or on any machine that
+	// shares the state directory.
+	Shard Shard
+	// Reduce makes Run the last step of a scaled-out build: it extracts
+	// nothing itself, fails naming what is missing when an extract unit
+	// has no segment, and runs the global steps (resolve, link, bundle,
+	// load) over the segments the shards wrote.
+	Reduce bool
 }
+
+// Shard is shard I (0-based) of N.
+type Shard struct{ I, N int }
+
+// String is "I/N", as --shard takes it.
+func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.I, s.N) }
 
 // NewBuildID returns a build id: the UTC time and a random suffix, so ids
 // sort by time and two builds in one second never collide.
@@ -219,6 +237,9 @@ func NewBuildID(now time.Time) string {
 // Run into the same directory, in this process or any other, fails at
 // once with a *BusyError.
 func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, err error) {
+	if rn.Shard.N > 0 || rn.Reduce {
+		return nil, errors.New("sharded builds are not built yet") // the scale-out work replaces this
+	}
 	b := rn.newBuild(p)
 	defer func() { err = errors.Join(err, b.close()) }()
 	if err := b.open(ctx); err != nil {
