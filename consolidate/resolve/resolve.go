@@ -52,6 +52,18 @@ const (
 	SignalMustLink Signal = "must_link"
 )
 
+// The second signals of a candidate pair, each with its value in
+// Pair.Values; a signal is listed in Pair.Signals when its value is at
+// least the level that counts as agreement (see the package doc).
+const (
+	SignalContainment Signal = "containment" // the rarer name's tokens are inside the other's, IDF-weighted
+	SignalIDFOverlap  Signal = "idf_overlap" // IDF-weighted Jaccard of the name tokens
+	SignalTrigram     Signal = "trigram"     // Jaccard of the character trigrams of the compact names
+	SignalDescription Signal = "description" // IDF-weighted overlap of the descriptions' words
+	SignalType        Signal = "type"        // both types known and equal
+	SignalNeighbours  Signal = "neighbours"  // IDF-weighted overlap of the names they are related to
+)
+
 // Rule names the rule that decided a pair.
 type Rule string
 
@@ -88,6 +100,14 @@ type Pair struct {
 	// for a short name); a pair stopped by a guard uses High. Smaller is
 	// more doubtful.
 	Margin float64 `json:"margin,omitempty"`
+	// Score is the calibrated probability, in [0, 1], that the two are one
+	// entity: the fitted model over the pair's signals (Values). The review
+	// ranks the uncertain band by it, most likely duplicates first; 0 for
+	// a pair decided without the model (an override, a split's weakest pair).
+	Score float64 `json:"score"`
+	// Values are the values of the signals the score was computed from,
+	// by signal; nil when no score was computed.
+	Values map[Signal]float64 `json:"values,omitempty"`
 }
 
 // Cluster is one resolved entity.
