@@ -177,7 +177,7 @@ func TestBuild_OverridesDecide(t *testing.T) {
 	}
 	rejected := false
 	for _, l := range g.MergeLinks {
-		rejected = rejected || (l.Decision == "cannot_link" && pairKey(l.A, l.B) == pairKey("Velora Cycles", "Velora Cycles Ltd") && l.ClusterID != l.BCluster)
+		rejected = rejected || (l.Decision == "cannot_link" && (Link{A: "Velora Cycles", B: "Velora Cycles Ltd"}).Names(Surface{Name: l.A}, Surface{Name: l.B}) && l.ClusterID != l.BCluster)
 	}
 	if !rejected {
 		t.Errorf("merge links %+v lack the cannot-link the expert decided", g.MergeLinks)

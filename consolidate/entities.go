@@ -403,6 +403,9 @@ func signalStrings(s []resolve.Signal) []string {
 	return out
 }
 
+// namePair is the order-free key of two names as written.
+func namePair(a, b string) [2]string { return [2]string{min(a, b), max(a, b)} }
+
 // appendCannotLinks adds a cannot_link row for every cannot-link override
 // that matched two surfaces and is not in the log yet, so a pair an expert
 // rejected stays visible, as decided, in the next review.
@@ -413,24 +416,25 @@ func appendCannotLinks(links []kg.MergeLink, o *Overrides, surfaces map[string]*
 	seen := map[[2]string]bool{}
 	for _, l := range links {
 		if l.Decision == "cannot_link" {
-			seen[pairKey(l.A, l.B)] = true
+			seen[namePair(l.A, l.B)] = true
 		}
 	}
 	keys := slices.Sorted(maps.Keys(surfaces))
-	find := func(name string) *surface {
+	find := func(ref resolve.Ref) *surface {
 		for _, k := range keys {
-			if SameName(surfaces[k].name, name) {
+			if ref.Matches(surfaces[k].name, surfaces[k].typ) {
 				return surfaces[k]
 			}
 		}
 		return nil
 	}
 	for _, c := range o.CannotLink {
-		a, b := find(c.A), find(c.B)
-		if a == nil || b == nil || seen[pairKey(a.name, b.name)] || r.clusterOf[a.key] == nil || r.clusterOf[b.key] == nil {
+		ra, rb := c.refs()
+		a, b := find(ra), find(rb)
+		if a == nil || b == nil || a == b || seen[namePair(a.name, b.name)] || r.clusterOf[a.key] == nil || r.clusterOf[b.key] == nil {
 			continue
 		}
-		seen[pairKey(a.name, b.name)] = true
+		seen[namePair(a.name, b.name)] = true
 		link := kg.MergeLink{
 			ClusterID: r.clusterOf[a.key].ID, BCluster: r.clusterOf[b.key].ID, A: a.name, B: b.name,
 			Signals: []string{}, Rule: string(resolve.OverrideCannotLink), Decision: "cannot_link",

@@ -18,7 +18,10 @@ import (
 // Overrides is an overrides file: the decisions of domain experts, applied
 // by every build before automatic merging (docs/resolution.md). Entities are
 // named by name: every surface whose name is equal after resolve.NormalizeName
-// (see SameName).
+// (see SameName); or, with match: surface, by their surface form as written
+// (case, accents and punctuation kept), so that two names equal once folded
+// ("Apple" the company, "apple" the fruit) can be told apart. Either may
+// also name a type: then only the surfaces of that type.
 type Overrides struct {
 	// MustLink pairs end in one node whatever their similarity.
 	MustLink []Link `yaml:"must_link,omitempty"`
@@ -40,30 +43,68 @@ type Decision struct {
 	Note string `yaml:"note,omitempty"`
 }
 
-// Link is a must-link or cannot-link decision on two names.
+// Link is a must-link or cannot-link decision on two names: A of type
+// AType and B of type BType (an empty type is any type), compared as Match
+// says.
 type Link struct {
-	A        string `yaml:"a"`
-	B        string `yaml:"b"`
+	A     string `yaml:"a"`
+	AType string `yaml:"a_type,omitempty"`
+	B     string `yaml:"b"`
+	BType string `yaml:"b_type,omitempty"`
+	// Match is how A and B name surfaces: "" by name (after
+	// resolve.NormalizeName), resolve.MatchSurface ("surface") as written.
+	Match    resolve.Match `yaml:"match,omitempty"`
 	Decision `yaml:",inline"`
 }
 
-// Single is a keep-apart decision on one name.
+// Single is a keep-apart decision on one name, of type Type (any when
+// empty), compared as Match says (see Link).
 type Single struct {
-	Name     string `yaml:"name"`
+	Name     string        `yaml:"name"`
+	Type     string        `yaml:"type,omitempty"`
+	Match    resolve.Match `yaml:"match,omitempty"`
 	Decision `yaml:",inline"`
 }
 
-// Rename gives the node that holds Member the canonical name To.
+// Rename gives the node that holds Member (of type Type, any when empty,
+// compared as Match says: see Link) the canonical name To.
 type Rename struct {
-	Member   string `yaml:"member"`
-	To       string `yaml:"to"`
+	Member   string        `yaml:"member"`
+	Type     string        `yaml:"type,omitempty"`
+	Match    resolve.Match `yaml:"match,omitempty"`
+	To       string        `yaml:"to"`
 	Decision `yaml:",inline"`
 }
+
+// Surface is one surface form of an entity as the merge log writes it: a
+// name, white space folded, and its type ("" when unknown).
+type Surface struct {
+	Name, Type string
+}
+
+// Names reports whether the entry names the two surfaces, in either order.
+func (l Link) Names(a, b Surface) bool {
+	ra, rb := l.refs()
+	return (a.is(ra) && b.is(rb)) || (b.is(ra) && a.is(rb))
+}
+
+// Names reports whether the entry names the surface.
+func (s Single) Names(x Surface) bool { return x.is(s.ref()) }
+
+func (s Surface) is(r resolve.Ref) bool { return r.Matches(s.Name, s.Type) }
+
+func (l Link) refs() (a, b resolve.Ref) {
+	return resolve.NamePair{A: l.A, AType: l.AType, B: l.B, BType: l.BType, Match: l.Match}.Refs()
+}
+
+func (s Single) ref() resolve.Ref { return resolve.Ref{Name: s.Name, Type: s.Type, Match: s.Match} }
 
 const overridesHeader = `# kgforge merge overrides: expert decisions applied by every build before
 # automatic merging and linking. Names match after folding case, accents,
-# punctuation and white space; link targets (TABLE, TABLE.COLUMN, TABLE[KEY])
-# match as written. Written by "kgforge review"; safe to edit by hand.
+# punctuation and white space; with match: surface, as written (white space
+# aside); a type (a_type, b_type, type) restricts a name to that type. Link
+# targets (TABLE, TABLE.COLUMN, TABLE[KEY]) match as written. Written by
+# "kgforge review"; safe to edit by hand.
 `
 
 // LoadOverrides reads an overrides file. A file that does not exist is an
@@ -89,8 +130,9 @@ func LoadOverrides(path string) (*Overrides, error) {
 	return &o, nil
 }
 
-// Validate reports every entry that is empty, links a name with itself, or
-// contradicts another (the same pair both must-link and cannot-link).
+// Validate reports every entry that is empty, has an unknown match, links
+// a name with itself, or contradicts another (the same pair both
+// must-link and cannot-link).
 func (o *Overrides) Validate() error {
 	var errs []error
 	must := map[[2]string]bool{}
@@ -99,23 +141,27 @@ func (o *Overrides) Validate() error {
 			errs = append(errs, fmt.Errorf("must_link[%d]: %w", i, err))
 			continue
 		}
-		must[pairKey(l.A, l.B)] = true
+		must[l.key()] = true
 	}
 	for i, l := range o.CannotLink {
 		if err := checkLink(l); err != nil {
 			errs = append(errs, fmt.Errorf("cannot_link[%d]: %w", i, err))
-		} else if must[pairKey(l.A, l.B)] {
+		} else if must[l.key()] {
 			errs = append(errs, fmt.Errorf("cannot_link[%d]: %q and %q are also a must_link", i, l.A, l.B))
 		}
 	}
 	for i, s := range o.KeepApart {
 		if strings.TrimSpace(s.Name) == "" {
 			errs = append(errs, fmt.Errorf("keep_apart[%d]: empty name", i))
+		} else if err := checkMatch(s.Match); err != nil {
+			errs = append(errs, fmt.Errorf("keep_apart[%d]: %w", i, err))
 		}
 	}
 	for i, r := range o.Rename {
 		if strings.TrimSpace(r.Member) == "" || strings.TrimSpace(r.To) == "" {
 			errs = append(errs, fmt.Errorf("rename[%d]: member and to are both required", i))
+		} else if err := checkMatch(r.Match); err != nil {
+			errs = append(errs, fmt.Errorf("rename[%d]: %w", i, err))
 		}
 	}
 	if o.Links != nil {
@@ -125,22 +171,37 @@ func (o *Overrides) Validate() error {
 }
 
 func checkLink(l Link) error {
+	a, b := l.refs()
 	switch {
 	case strings.TrimSpace(l.A) == "" || strings.TrimSpace(l.B) == "":
 		return errors.New("a and b are both required")
-	case resolve.NormalizeName(l.A) == resolve.NormalizeName(l.B):
-		return fmt.Errorf("%q and %q are the same name", l.A, l.B)
+	case checkMatch(l.Match) != nil:
+		return checkMatch(l.Match)
+	case a.Key() == b.Key() && l.Match == resolve.MatchSurface:
+		return fmt.Errorf("%s and %s are the same surface", a, b)
+	case a.Key() == b.Key():
+		return fmt.Errorf("%q and %q are the same name; to tell apart two names equal once case, accents and punctuation are folded, "+
+			"name them as written with match: surface (and their types with a_type, b_type)", l.A, l.B)
 	}
 	return nil
 }
 
-// SameName reports whether two names are one name to an overrides file:
-// equal after folding case, accents, punctuation and white space.
+func checkMatch(m resolve.Match) error {
+	if m != resolve.MatchName && m != resolve.MatchSurface {
+		return fmt.Errorf("match %q: want %q, or no match to compare names once folded", m, resolve.MatchSurface)
+	}
+	return nil
+}
+
+// SameName reports whether two names are one name to an overrides file
+// entry without match: equal after folding case, accents, punctuation and
+// white space.
 func SameName(a, b string) bool { return resolve.NormalizeName(a) == resolve.NormalizeName(b) }
 
-// pairKey is the order-free key of a pair of names.
-func pairKey(a, b string) [2]string {
-	a, b = resolve.NormalizeName(a), resolve.NormalizeName(b)
+// key is the order-free key of the pair an entry names.
+func (l Link) key() [2]string {
+	ra, rb := l.refs()
+	a, b := ra.Key(), rb.Key()
 	if b < a {
 		a, b = b, a
 	}
@@ -150,45 +211,53 @@ func pairKey(a, b string) [2]string {
 // Resolve returns the overrides as the resolver takes them.
 func (o *Overrides) Resolve() resolve.Overrides {
 	var r resolve.Overrides
+	pair := func(l Link) resolve.NamePair {
+		return resolve.NamePair{A: l.A, AType: l.AType, B: l.B, BType: l.BType, Match: l.Match}
+	}
 	for _, l := range o.MustLink {
-		r.MustLink = append(r.MustLink, resolve.NamePair{A: l.A, B: l.B})
+		r.MustLink = append(r.MustLink, pair(l))
 	}
 	for _, l := range o.CannotLink {
-		r.CannotLink = append(r.CannotLink, resolve.NamePair{A: l.A, B: l.B})
+		r.CannotLink = append(r.CannotLink, pair(l))
 	}
 	for _, s := range o.KeepApart {
-		r.KeepApart = append(r.KeepApart, s.Name)
+		r.KeepApart = append(r.KeepApart, s.ref())
 	}
 	for _, x := range o.Rename {
-		r.Rename = append(r.Rename, resolve.Rename{Member: x.Member, Name: x.To})
+		r.Rename = append(r.Rename, resolve.Rename{Member: x.Member, Type: x.Type, Match: x.Match, Name: x.To})
 	}
 	return r
 }
 
-// Accept records that a and b are the same: a must-link, replacing any
-// earlier cannot-link of the pair.
-func (o *Overrides) Accept(a, b string, d Decision) {
-	o.removePair(a, b)
-	o.MustLink = append(o.MustLink, Link{A: a, B: b, Decision: stamp(d)})
+// Accept records that the two names of l are the same: a must-link,
+// replacing any earlier decision on the pair. An empty l.At is stamped
+// now.
+func (o *Overrides) Accept(l Link) {
+	o.removePair(l)
+	l.Decision = stamp(l.Decision)
+	o.MustLink = append(o.MustLink, l)
 }
 
-// Reject records that a and b are different: a cannot-link, replacing any
-// earlier must-link of the pair.
-func (o *Overrides) Reject(a, b string, d Decision) {
-	o.removePair(a, b)
-	o.CannotLink = append(o.CannotLink, Link{A: a, B: b, Decision: stamp(d)})
+// Reject records that the two names of l are different: a cannot-link,
+// replacing any earlier decision on the pair.
+func (o *Overrides) Reject(l Link) {
+	o.removePair(l)
+	l.Decision = stamp(l.Decision)
+	o.CannotLink = append(o.CannotLink, l)
 }
 
-// Split records that name must stay alone.
-func (o *Overrides) Split(name string, d Decision) {
-	n := resolve.NormalizeName(name)
-	o.KeepApart = slices.DeleteFunc(o.KeepApart, func(s Single) bool { return resolve.NormalizeName(s.Name) == n })
-	o.KeepApart = append(o.KeepApart, Single{Name: name, Decision: stamp(d)})
+// Split records that the name of s must stay alone, replacing an earlier
+// keep-apart of the same name.
+func (o *Overrides) Split(s Single) {
+	k := s.ref().Key()
+	o.KeepApart = slices.DeleteFunc(o.KeepApart, func(x Single) bool { return x.ref().Key() == k })
+	s.Decision = stamp(s.Decision)
+	o.KeepApart = append(o.KeepApart, s)
 }
 
-func (o *Overrides) removePair(a, b string) {
-	k := pairKey(a, b)
-	same := func(l Link) bool { return pairKey(l.A, l.B) == k }
+func (o *Overrides) removePair(l Link) {
+	k := l.key()
+	same := func(x Link) bool { return x.key() == k }
 	o.MustLink = slices.DeleteFunc(o.MustLink, same)
 	o.CannotLink = slices.DeleteFunc(o.CannotLink, same)
 }

@@ -64,7 +64,7 @@ func TestOverridesLinksRoundTripToLinkOverrides(t *testing.T) {
 	if got := o.Link(); len(got.MustLink)+len(got.CannotLink) != 0 {
 		t.Fatalf("no links section gives %+v", got)
 	}
-	o.Accept("Acme", "ACME Inc.", Decision{By: "ana"})
+	o.Accept(Link{A: "Acme", B: "ACME Inc.", Decision: Decision{By: "ana"}})
 	o.AcceptLink("supplier", "suppliers", Decision{By: "ana", Note: "the supplier table"})
 	o.AcceptLink("lead time", "parts.lead_time_days", Decision{By: "ana"})
 	o.AcceptLink("TechChip", "suppliers[S-007]", Decision{})

@@ -158,10 +158,9 @@ func TestReviewBrowserIntegration(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(e.url), chromedp.WaitVisible(sel("item-1"))); err != nil {
 		t.Fatalf("open the review page: %v", err)
 	}
-	// "Porto plant" and "Porto Plant" are one name to the overrides file,
-	// which names entities by name: the page shows the pair and says so
-	// instead of offering a Reject the file could not hold.
-	if s := text(sel("samename-%d", porto)); !strings.Contains(s, "cannot tell them apart") {
+	// "Porto plant" and "Porto Plant" are one name once folded: the page
+	// says a decision on them names each as written, with its type.
+	if s := text(sel("bysurface-%d", porto)); !strings.Contains(s, "names each as written") {
 		t.Errorf("the same-name pair says %q", s)
 	}
 

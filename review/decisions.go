@@ -2,6 +2,7 @@ package review
 
 import (
 	"kgforge/consolidate"
+	"kgforge/consolidate/resolve"
 )
 
 // Status is what the overrides file says of an item or a member.
@@ -20,37 +21,70 @@ const (
 	statusSplit    = "split"
 )
 
-// sameName reports whether two names denote the same entity in an
-// overrides file.
-func sameName(a, b string) bool { return consolidate.SameName(a, b) }
+// surface is the surface form a member of an item shows.
+func surface(m Member) consolidate.Surface { return consolidate.Surface{Name: m.Name, Type: m.Type} }
 
-// samePair reports whether the link names the pair a, b in either order.
-func samePair(l consolidate.Link, a, b string) bool {
-	return (sameName(l.A, a) && sameName(l.B, b)) || (sameName(l.A, b) && sameName(l.B, a))
+// sameSurface reports whether two members are one surface as the
+// overrides file can name it: the same name as written, of one type. The
+// file cannot tell such a pair apart.
+func sameSurface(a, b Member) bool {
+	return resolve.Ref{Name: a.Name, Type: typeRef(a.Type), Match: resolve.MatchSurface}.Matches(b.Name, b.Type)
+}
+
+// typeRef is a member's type as an overrides entry names it: an unknown
+// type is "unknown", as "" would be any type.
+func typeRef(t string) string {
+	if t == "" {
+		return "unknown"
+	}
+	return t
+}
+
+// pairEntry is the entry the page writes for a decision on the pair a, b:
+// by name, which names every spelling of the two, when their names differ
+// once folded; else by surface as written and type, the only way to tell
+// them apart.
+func pairEntry(a, b Member, d consolidate.Decision) consolidate.Link {
+	if !consolidate.SameName(a.Name, b.Name) {
+		return consolidate.Link{A: a.Name, B: b.Name, Decision: d}
+	}
+	return consolidate.Link{A: a.Name, AType: typeRef(a.Type), B: b.Name, BType: typeRef(b.Type), Match: resolve.MatchSurface, Decision: d}
+}
+
+// splitEntry is the entry the page writes to split member m off an item:
+// by name, unless another member of the item has the same name once
+// folded; then by surface as written and type.
+func splitEntry(it Item, m Member, d consolidate.Decision) consolidate.Single {
+	for _, o := range it.Members {
+		if (o.Name != m.Name || o.Type != m.Type) && consolidate.SameName(o.Name, m.Name) {
+			return consolidate.Single{Name: m.Name, Type: typeRef(m.Type), Match: resolve.MatchSurface, Decision: d}
+		}
+	}
+	return consolidate.Single{Name: m.Name, Decision: d}
 }
 
 // pairStatus returns the overrides' decision on the pair a, b; the last
 // entry wins, as the file is appended to.
-func pairStatus(o *consolidate.Overrides, a, b string) Status {
+func pairStatus(o *consolidate.Overrides, a, b Member) Status {
 	var s Status
 	for _, l := range o.MustLink {
-		if samePair(l, a, b) {
+		if l.Names(surface(a), surface(b)) {
 			s = Status{Kind: statusAccepted, Decision: l.Decision}
 		}
 	}
 	for _, l := range o.CannotLink {
-		if samePair(l, a, b) {
+		if l.Names(surface(a), surface(b)) {
 			s = Status{Kind: statusRejected, Decision: l.Decision}
 		}
 	}
 	return s
 }
 
-// memberStatus returns the overrides' keep-apart decision on a name.
-func memberStatus(o *consolidate.Overrides, name string) Status {
+// memberStatus returns the overrides' keep-apart decision on a member.
+func memberStatus(o *consolidate.Overrides, m Member) Status {
 	var s Status
 	for _, k := range o.KeepApart {
-		if sameName(k.Name, name) {
+		if k.Names(surface(m)) {
 			s = Status{Kind: statusSplit, Decision: k.Decision}
 		}
 	}

@@ -234,7 +234,7 @@ func TestServerLinkDecisionKeepsHandEdits(t *testing.T) {
 	e := newEnv(t, linkFixture(), review.Options{})
 	tok := e.token(t)
 	hand := &consolidate.Overrides{}
-	hand.Accept("Acme Corp", "ACME Inc.", consolidate.Decision{By: "hand"})
+	hand.Accept(consolidate.Link{A: "Acme Corp", B: "ACME Inc.", Decision: consolidate.Decision{By: "hand"}})
 	if err := hand.Save(e.overrides); err != nil {
 		t.Fatal(err)
 	}

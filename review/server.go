@@ -25,6 +25,7 @@ import (
 
 	"kgforge/bundle"
 	"kgforge/consolidate"
+	"kgforge/consolidate/resolve"
 )
 
 // Defaults of Options.
@@ -199,9 +200,13 @@ func (s *Server) static(w http.ResponseWriter, r *http.Request) {
 // itemView is an item with what the overrides file says of it.
 type itemView struct {
 	Item
-	Status   Status
-	Members  []memberView
-	SameName bool // a pair whose names the overrides file cannot tell apart
+	Status  Status
+	Members []memberView
+	// SameSurface is a pair of one surface and type as far as the merge
+	// log tells (two types of one name it shows alike), which the
+	// overrides file cannot tell apart; BySurface a pair whose names are
+	// equal once folded, which a decision names as written, with types.
+	SameSurface, BySurface bool
 	// Unnamable is a data link the overrides file cannot name: no entity
 	// name, or a target that does not parse.
 	Unnamable bool
@@ -272,14 +277,15 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 		v := itemView{Item: it}
 		switch it.Kind {
 		case KindPair:
-			v.Status = pairStatus(o, it.Link.A, it.Link.B)
-			v.SameName = sameName(it.Link.A, it.Link.B)
+			v.Status = pairStatus(o, it.Members[0], it.Members[1])
+			v.SameSurface = sameSurface(it.Members[0], it.Members[1])
+			v.BySurface = pairEntry(it.Members[0], it.Members[1], consolidate.Decision{}).Match == resolve.MatchSurface
 		case KindLink:
 			v.Status = linkStatus(o, it.DataLink.SrcName, it.DataLink.Target)
 			v.Unnamable = linkProblem(it.DataLink) != ""
 		}
 		for i, m := range it.Members {
-			v.Members = append(v.Members, memberView{Member: m, I: i + 1, Status: memberStatus(o, m.Name)})
+			v.Members = append(v.Members, memberView{Member: m, I: i + 1, Status: memberStatus(o, m)})
 		}
 		d.Items = append(d.Items, v)
 	}
@@ -334,20 +340,21 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, http.StatusBadRequest, "item %d is a node, not a pair: split one of its members instead", n)
 			return
 		}
-		a, b := it.Link.A, it.Link.B
-		if sameName(a, b) {
-			s.fail(w, http.StatusConflict, "%q and %q are the same name once case, accents and punctuation are folded; "+
-				"the overrides file names entities by name, so it cannot tell them apart: nothing was written", a, b)
+		a, b := it.Members[0], it.Members[1]
+		if sameSurface(a, b) {
+			s.fail(w, http.StatusConflict, "%q and %q are one surface of one type as far as the merge log tells, "+
+				"so the overrides file cannot tell them apart: nothing was written", a.Name, b.Name)
 			return
 		}
+		entry := pairEntry(a, b, d)
 		apply = func(o *consolidate.Overrides) {
 			if action == actionAccept {
-				o.Accept(a, b, d)
+				o.Accept(entry)
 			} else {
-				o.Reject(a, b, d)
+				o.Reject(entry)
 			}
 		}
-		logArgs = []any{"a", a, "b", b}
+		logArgs = []any{"a", a.Name, "b", b.Name, "match", string(entry.Match)}
 	case actionSplit:
 		if it.Kind == KindLink {
 			s.fail(w, http.StatusBadRequest, "item %d is a link, not a node: accept or reject it instead", n)
@@ -358,12 +365,14 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, http.StatusBadRequest, "split item %d: the form has no member", n)
 			return
 		}
-		if !slices.ContainsFunc(it.Members, func(m Member) bool { return m.Name == member }) {
+		i := slices.IndexFunc(it.Members, func(m Member) bool { return m.Name == member })
+		if i < 0 {
 			s.fail(w, http.StatusBadRequest, "split item %d: %q is not one of its members", n, member)
 			return
 		}
-		apply = func(o *consolidate.Overrides) { o.Split(member, d) }
-		logArgs = []any{"member", member}
+		entry := splitEntry(it, it.Members[i], d)
+		apply = func(o *consolidate.Overrides) { o.Split(entry) }
+		logArgs = []any{"member", member, "match", string(entry.Match)}
 	default:
 		s.fail(w, http.StatusNotFound, "unknown action %q: use accept, reject or split", action)
 		return

@@ -119,31 +119,6 @@ type HNSWConfig struct {
 	Seed int64
 }
 
-// Overrides are expert decisions, each naming entities by key or by name (a
-// name matches every entity whose name is equal after NormalizeName).
-type Overrides struct {
-	// MustLink pairs are merged whatever their similarity and types.
-	MustLink []NamePair
-	// CannotLink pairs never end in one cluster, even through others.
-	CannotLink []NamePair
-	// KeepApart entities stay alone.
-	KeepApart []string
-	// Rename gives the cluster that holds Member the canonical name Name.
-	Rename []Rename
-}
-
-// NamePair names two entities, each by key or by name.
-type NamePair struct {
-	A string `json:"a" yaml:"a"`
-	B string `json:"b" yaml:"b"`
-}
-
-// Rename gives the cluster holding Member the canonical name Name.
-type Rename struct {
-	Member string `json:"member" yaml:"member"`
-	Name   string `json:"name" yaml:"name"`
-}
-
 // withDefaults returns c with every zero field set to its default.
 func (c Config) withDefaults() Config {
 	def := func(v *float64, d float64) {

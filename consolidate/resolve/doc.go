@@ -103,7 +103,10 @@
 // # Overrides
 //
 // Overrides name entities by key, or by name (matching every entity whose
-// normalised name is equal); a key takes precedence over a name. They are
+// normalised name is equal); a key takes precedence over a name. A Ref
+// with MatchSurface names entities by surface form as written instead (so
+// "Apple" and "apple" are two), and a Ref with a Type only the entities of
+// that type. They are
 // applied before automatic merging, in this order: KeepApart entities take
 // part in no merge; CannotLink pairs never end in one cluster — not
 // directly, and not through others, as the bound check splits such a

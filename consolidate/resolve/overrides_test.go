@@ -77,7 +77,7 @@ func TestResolve_Overrides(t *testing.T) {
 		},
 		{
 			name:  "keep apart",
-			ov:    Overrides{KeepApart: []string{"ACME"}},
+			ov:    Overrides{KeepApart: []Ref{{Name: "ACME"}}},
 			apart: [][2]string{{"f", "g"}},
 			check: func(t *testing.T, res Result) {
 				cf, cg := clusterOf(res, "f"), clusterOf(res, "g")
@@ -105,7 +105,7 @@ func TestResolve_Overrides(t *testing.T) {
 			ov: Overrides{
 				MustLink:   []NamePair{{A: "Nowhere", B: "a"}},
 				CannotLink: []NamePair{{A: "a", B: "Ghost"}, {A: "x1", B: "x2"}},
-				KeepApart:  []string{"Phantom"},
+				KeepApart:  []Ref{{Name: "Phantom"}},
 				Rename:     []Rename{{Member: "Nobody", Name: "Somebody"}, {Member: "a", Name: "  "}},
 			},
 			together: [][2]string{{"a", "c"}},
@@ -139,7 +139,7 @@ func TestResolve_Overrides(t *testing.T) {
 		},
 		{
 			name:  "must-link of a keep-apart entity is refused",
-			ov:    Overrides{KeepApart: []string{"d"}, MustLink: []NamePair{{A: "d", B: "e"}}},
+			ov:    Overrides{KeepApart: []Ref{{Name: "d"}}, MustLink: []NamePair{{A: "d", B: "e"}}},
 			apart: [][2]string{{"d", "e"}},
 			check: func(t *testing.T, res Result) {
 				if len(res.UnmatchedOverrides) != 1 || !strings.Contains(res.UnmatchedOverrides[0].Reason, "must stay apart") {
@@ -179,5 +179,117 @@ func TestResolve_Overrides(t *testing.T) {
 				tt.check(t, res)
 			}
 		})
+	}
+}
+
+// appleFixture: "Apple" the company and "apple" the fruit, typed alike by
+// an extractor, which the same_name rule merges; "Apple Inc." near the
+// company; "APPLE" of unknown type; "Malus domestica" far from all. A
+// name embeds alike whatever its case: the vectors of the three are close.
+func appleFixture() []Entity {
+	var s space
+	company := s.axis()
+	return []Entity{
+		ent("co", "Apple", "Organization", company),
+		ent("inc", "Apple Inc.", "Organization", s.near(company, 0.97)),
+		ent("fruit", "apple", "Organization", s.near(company, 0.95)),
+		ent("caps", "APPLE", "", s.near(company, 0.95)),
+		ent("malus", "Malus domestica", "Plant", s.axis()),
+	}
+}
+
+// TestResolve_OverridesBySurfaceAndType: names equal after NormalizeName
+// are kept apart, split off, merged and renamed one by one when the
+// override names the surface as written and the type; a plain name still
+// names all of them.
+func TestResolve_OverridesBySurfaceAndType(t *testing.T) {
+	base := mustResolve(t, appleFixture(), Config{})
+	if !together(base, "co", "fruit") || !together(base, "co", "inc") || !together(base, "co", "caps") {
+		t.Fatalf("fixture without overrides is not what the test assumes: %+v", base.Clusters)
+	}
+	company := Ref{Name: "Apple", Type: "Organization", Match: MatchSurface}
+	tests := []struct {
+		name            string
+		ov              Overrides
+		together, apart [][2]string
+		issues          []OverrideIssue
+	}{
+		{
+			name:     "cannot-link of two surfaces of one name and type",
+			ov:       Overrides{CannotLink: []NamePair{{A: "Apple", AType: "Organization", B: "apple", BType: "Organization", Match: MatchSurface}}},
+			together: [][2]string{{"co", "inc"}},
+			apart:    [][2]string{{"co", "fruit"}},
+		},
+		{
+			name:     "keep-apart of one surface",
+			ov:       Overrides{KeepApart: []Ref{{Name: "apple", Match: MatchSurface}}},
+			together: [][2]string{{"co", "inc"}, {"co", "caps"}},
+			apart:    [][2]string{{"co", "fruit"}, {"inc", "fruit"}},
+		},
+		{
+			name:     "keep-apart by name of the unknown type only",
+			ov:       Overrides{KeepApart: []Ref{{Name: "apple", Type: "unknown"}}},
+			together: [][2]string{{"co", "fruit"}},
+			apart:    [][2]string{{"co", "caps"}},
+		},
+		{
+			name: "must-link of a surface and another name",
+			ov: Overrides{
+				CannotLink: []NamePair{{A: "Apple", AType: "Organization", B: "apple", BType: "Organization", Match: MatchSurface}},
+				MustLink:   []NamePair{{A: "apple", B: "Malus domestica", Match: MatchSurface}},
+			},
+			together: [][2]string{{"fruit", "malus"}, {"co", "inc"}},
+			apart:    [][2]string{{"co", "fruit"}},
+		},
+		{
+			name:   "must-link of a kept-apart surface is refused",
+			ov:     Overrides{KeepApart: []Ref{{Name: "apple", Match: MatchSurface}}, MustLink: []NamePair{{A: "apple", B: "Malus domestica", Match: MatchSurface}}},
+			apart:  [][2]string{{"co", "fruit"}, {"fruit", "malus"}},
+			issues: []OverrideIssue{{Kind: OverrideMustLink, Refs: []string{`"apple" as written`, `"Malus domestica" as written`}, Reason: "entity fruit must stay apart"}},
+		},
+		{
+			name: "a surface of another case or type matches nothing",
+			ov: Overrides{
+				KeepApart: []Ref{{Name: "aPPLE", Match: MatchSurface}, {Name: "Apple", Type: "Fruit", Match: MatchSurface}},
+				Rename:    []Rename{{Member: "Apple", Type: "Organization", Match: "exact", Name: "Apple Computer"}},
+			},
+			together: [][2]string{{"co", "fruit"}},
+			issues: []OverrideIssue{
+				{Kind: OverrideKeepApart, Refs: []string{`"aPPLE" as written`}, Reason: "matches no entity"},
+				{Kind: OverrideKeepApart, Refs: []string{`"Apple" [Fruit] as written`}, Reason: "matches no entity"},
+				{Kind: OverrideRename, Refs: []string{`"Apple" [Organization]`, "Apple Computer"}, Reason: `unknown match "exact": want "surface" or none`},
+			},
+		},
+		{
+			name:     "the old cannot-link by name names every surface",
+			ov:       Overrides{CannotLink: []NamePair{{A: "apple", B: "Apple Inc."}}},
+			apart:    [][2]string{{"co", "inc"}, {"fruit", "inc"}, {"caps", "inc"}},
+			together: [][2]string{{"co", "fruit"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := mustResolve(t, appleFixture(), Config{Overrides: tt.ov})
+			for _, p := range tt.together {
+				if !together(res, p[0], p[1]) {
+					t.Errorf("%s and %s apart, want together", p[0], p[1])
+				}
+			}
+			for _, p := range tt.apart {
+				if together(res, p[0], p[1]) {
+					t.Errorf("%s and %s together, want apart", p[0], p[1])
+				}
+			}
+			if !reflect.DeepEqual(res.UnmatchedOverrides, tt.issues) {
+				t.Errorf("issues =\n%+v\nwant\n%+v", res.UnmatchedOverrides, tt.issues)
+			}
+		})
+	}
+	renamed := mustResolve(t, appleFixture(), Config{Overrides: Overrides{
+		KeepApart: []Ref{{Name: "apple", Match: MatchSurface}},
+		Rename:    []Rename{{Member: company.Name, Type: company.Type, Match: company.Match, Name: "Apple Computer"}},
+	}})
+	if c, f := clusterOf(renamed, "co"), clusterOf(renamed, "fruit"); c.Canonical != "Apple Computer" || f.Canonical != "apple" {
+		t.Errorf("after a rename of the company's surface: %q and %q, want Apple Computer and apple", c.Canonical, f.Canonical)
 	}
 }
