@@ -35,6 +35,8 @@ type build struct {
 	code   string // the code part of every unit's address
 
 	lock      *outputLock
+	shards    *shardLock // shared by shard runs, exclusive for the others (shardlock.go)
+	sc        scaleOut   // what a shard or reduce notes (shard.go)
 	st        *state
 	index     *fileIndex
 	root      *os.Root
@@ -71,6 +73,10 @@ func (rn *Runner) newBuild(p *pipelines.Pipeline) *build {
 		Plan: &Plan{Units: map[string]*UnitCounts{"source": {}, "extract": {}}},
 	}
 	b.outDir = cmp.Or(rn.OutDir, p.Resolve(p.Output))
+	if rn.Shard.N > 0 {
+		b.rep.Shard = &rn.Shard
+	}
+	b.rep.Reduce = rn.Reduce
 	return b
 }
 
@@ -81,26 +87,21 @@ func (b *build) count(fn func(*Plan)) {
 	fn(b.rep.Plan)
 }
 
-// open takes the output lock, opens the state directory, checks the
+// open takes the output lock (lockOut), opens the state directory, checks the
 // options (a bad prompt, schema or overrides file fails at start), lists
 // the sources and starts the bundle.
 func (b *build) open(ctx context.Context) (err error) {
 	p := b.p
 	b.log.Info("build started", "pipeline", p.Name, "build_id", b.rep.BuildID)
-	if b.lock, err = lockOutput(b.outDir, newHolder(b.rep.BuildID, b.rep.Started)); err != nil {
+	if err := b.lockOut(); err != nil {
 		return err
-	}
-	if h := b.lock.Stale; h != nil {
-		b.log.Warn("took over the lock of a build that stopped without releasing it", "out", b.outDir,
-			"holder_build_id", h.BuildID, "holder_host", h.Host, "holder_pid", h.PID, "holder_started", h.Started)
-		b.rep.warn("build", b.outDir, fmt.Sprintf("took over the lock left by %s, which stopped without releasing it", h))
 	}
 	if b.code = b.rn.CodeVersion; b.code == "" {
 		if b.code, err = executableDigest(); err != nil {
 			return err
 		}
 	}
-	if b.st, err = openState(b.outDir); err != nil {
+	if b.st, err = openState(b.outDir, b.rn.Shard.N == 0); err != nil {
 		return err
 	}
 	b.index = b.st.loadIndex()
@@ -123,6 +124,9 @@ func (b *build) open(ctx context.Context) (err error) {
 	}
 	if err := b.listSources(); err != nil {
 		return err
+	}
+	if b.rn.Shard.N > 0 {
+		return nil // a shard makes no bundle
 	}
 	return b.openBundle(ctx)
 }
@@ -225,6 +229,9 @@ func (b *build) close() error {
 	}
 	if b.root != nil {
 		errs = append(errs, b.root.Close())
+	}
+	if b.shards != nil {
+		errs = append(errs, b.shards.release())
 	}
 	if b.lock != nil {
 		errs = append(errs, b.lock.release())

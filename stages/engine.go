@@ -18,7 +18,8 @@ const sourceWorkers = 4
 // reuses the others: source units on a small pool, their extract units'
 // chunks on as many workers as the LLM server has parallel slots. Each
 // unit writes its segment when it ends, so a build stopped at any moment
-// keeps every unit it finished. It returns the source units in plan order.
+// keeps every unit it finished. It returns the source units in plan order
+// (a zero unit for a source that a shard leaves to another).
 func (b *build) produce(ctx context.Context) ([]sourceUnit, error) {
 	units := make([]sourceUnit, len(b.found))
 	g, gctx := errgroup.WithContext(ctx)
@@ -29,7 +30,12 @@ func (b *build) produce(ctx context.Context) ([]sourceUnit, error) {
 		start := time.Now()
 		sg, sctx := errgroup.WithContext(gctx)
 		sg.SetLimit(sourceWorkers)
-		for i, f := range b.found {
+		for k := range b.found {
+			i := (b.firstSource() + k) % len(b.found)
+			f := b.found[i]
+			if !b.runsSource(f) {
+				continue
+			}
 			sg.Go(func() error {
 				u, err := b.readSource(sctx, f)
 				if err != nil {
@@ -66,23 +72,25 @@ func (b *build) produce(ctx context.Context) ([]sourceUnit, error) {
 }
 
 // feed plans the extract units of one document: a unit whose segment is
-// stored is reused, the chunks of the others go to the extract workers.
+// stored is reused, the chunks of the others go to the extract workers (a
+// shard's only, a reduce's none: shard.go).
 func (b *build) feed(ctx context.Context, u *sourceUnit, jobs chan<- chunkJob) error {
 	if b.p.Extract.Skip || u.meta.Reject != "" || u.reject != "" {
 		return nil
 	}
 	var byID map[string]kg.Chunk
-	for _, bm := range u.meta.Batches {
+	for k, bm := range u.meta.Batches {
+		if !b.mine(bm) {
+			continue // another shard's
+		}
 		addr, err := b.extractAddress(ctx, bm)
 		if err != nil {
 			return err
 		}
 		u.extract = append(u.extract, addr)
-		if b.st.has(addr) {
-			b.count(func(p *Plan) { p.Units["extract"].Reused++; p.ChunksReused += len(bm.Chunks) })
+		if !b.runsExtract(u, k, addr) {
 			continue
 		}
-		b.count(func(p *Plan) { p.Units["extract"].Run++ })
 		if byID == nil {
 			chunks, err := b.chunksOf(ctx, u)
 			if err != nil {

@@ -194,7 +194,7 @@ func TestRunner_ChangedAddedAndRemovedSources(t *testing.T) {
 // is removed when the state directory is next opened.
 func TestState_SegmentIsWholeOrAbsent(t *testing.T) {
 	out := t.TempDir()
-	st, err := openState(out)
+	st, err := openState(out, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestState_SegmentIsWholeOrAbsent(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(out, StateDir, segmentsDir, tmpPrefix+"killed"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := openState(out); err != nil {
+	if _, err := openState(out, true); err != nil {
 		t.Fatal(err)
 	}
 	es, _ := os.ReadDir(filepath.Join(out, StateDir, segmentsDir))

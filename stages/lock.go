@@ -46,9 +46,15 @@ func (h Holder) String() string {
 type BusyError struct {
 	Out    string
 	Holder Holder
+	// Shards is set when what holds the output is shard runs
+	// (Runner.Shard), which name no single holder.
+	Shards bool
 }
 
 func (e *BusyError) Error() string {
+	if e.Shards {
+		return fmt.Sprintf("%s is being built by shard runs (build --shard); wait for them to finish or stop them", e.Out)
+	}
 	return fmt.Sprintf("%s is being built by %s; wait for it to finish or stop it", e.Out, e.Holder)
 }
 

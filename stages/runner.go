@@ -85,7 +85,11 @@ type Report struct {
 	Plan *Plan `json:"plan"`
 	// Gates are the quality gates checked against the previous build (gates.go).
 	Gates []Gate `json:"gates,omitempty"`
-	mu    sync.Mutex
+	// Shard is the shard this run was, when it was one (Runner.Shard);
+	// such a run makes no bundle. Reduce is set when the run was the reduce.
+	Shard  *Shard `json:"shard,omitempty"`
+	Reduce bool   `json:"reduce,omitempty"`
+	mu     sync.Mutex
 }
 
 // Plan says how a build compared with the one before it (the bundle
@@ -107,6 +111,9 @@ type Plan struct {
 	// ChunksReused counts the chunks of reused extract units: not sent to
 	// the extractor at all (Extract counts those that were).
 	ChunksReused int `json:"chunks_reused"`
+	// OtherShards counts the extract units a shard run left to the other
+	// shards (Runner.Shard); 0 in any other run.
+	OtherShards int `json:"extract_units_other_shards,omitempty"`
 	// Retired names the bundles removed to keep the last Runner.Keep;
 	// SegmentsRemoved counts the segments no kept bundle needed.
 	Retired         []string `json:"bundles_retired,omitempty"`
@@ -214,7 +221,10 @@ type Runner struct {
 }
 
 // Shard is shard I (0-based) of N.
-type Shard struct{ I, N int }
+type Shard struct {
+	I int `json:"index"`
+	N int `json:"count"`
+}
 
 // String is "I/N", as --shard takes it.
 func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.I, s.N) }
@@ -235,10 +245,11 @@ func NewBuildID(now time.Time) string {
 // rejections end in StatusPartial instead. Run holds the output
 // directory's lock (LockFile) from start to end: while it runs, another
 // Run into the same directory, in this process or any other, fails at
-// once with a *BusyError.
+// once with a *BusyError. Shard runs (Runner.Shard) share a lock instead,
+// so that shards run together; any other run fails at once while one does.
 func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, err error) {
-	if rn.Shard.N > 0 || rn.Reduce {
-		return nil, errors.New("sharded builds are not built yet") // the scale-out work replaces this
+	if err := rn.checkScale(); err != nil {
+		return nil, err
 	}
 	b := rn.newBuild(p)
 	defer func() { err = errors.Join(err, b.close()) }()
@@ -246,8 +257,14 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 		return b.rep, err
 	}
 	units, err := b.produce(ctx)
+	if err == nil {
+		err = b.missingErr()
+	}
 	if err != nil {
 		return b.rep, err
+	}
+	if rn.Shard.N > 0 {
+		return b.finishShard(units) // the global steps are the reduce's
 	}
 	a, err := b.assemble(ctx, units)
 	if err != nil {

@@ -31,7 +31,19 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 func fakeOllama(t *testing.T, block bool) (*llm.Client, *atomic.Int32) {
 	t.Helper()
 	var chats atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(fakeOllamaHandler(&chats, block))
+	t.Cleanup(srv.Close)
+	c, err := llm.New(llm.Options{Host: srv.URL, BaseDelay: time.Millisecond, MaxRetries: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c, &chats
+}
+
+// fakeOllamaHandler is fakeOllama's server, counting chats.
+func fakeOllamaHandler(chats *atomic.Int32, block bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/api/tags":
 			_, _ = io.WriteString(w, `{"models":[{"name":"m","model":"m","digest":"d1"}]}`)
@@ -80,14 +92,7 @@ func fakeOllama(t *testing.T, block bool) (*llm.Client, *atomic.Int32) {
 		default:
 			http.NotFound(w, r)
 		}
-	}))
-	t.Cleanup(srv.Close)
-	c, err := llm.New(llm.Options{Host: srv.URL, BaseDelay: time.Millisecond, MaxRetries: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	return c, &chats
+	})
 }
 
 func corpus(t *testing.T) (*pipelines.Pipeline, string) {

@@ -20,8 +20,9 @@ import (
 // build produced, under the content address of its inputs), the file index
 // (size and time of each source file when its digest was taken) and one
 // record per build (the segments and source digests its bundle was made
-// from). Only a build holding the output directory's lock (LockFile)
-// writes it.
+// from). A build writes it holding the output directory's lock (LockFile);
+// shard runs write segments into it together, sharing the shard lock
+// (shardlock.go), each segment whole or absent.
 const StateDir = ".kgforge-state"
 
 // Layout of the state directory.
@@ -39,14 +40,18 @@ type state struct {
 }
 
 // openState opens (creating it if needed) the state directory of outDir
-// and removes the temporary segments a killed build left: the caller holds
-// the output lock, so no other build is writing one.
-func openState(outDir string) (*state, error) {
+// and, when clean, removes the temporary segments a killed build left: the
+// caller then holds the output lock exclusively, so no other build is
+// writing one. A shard run, which shares the lock, leaves them.
+func openState(outDir string, clean bool) (*state, error) {
 	s := &state{dir: filepath.Join(outDir, StateDir)}
 	for _, d := range []string{segmentsDir, buildsDir} {
 		if err := os.MkdirAll(filepath.Join(s.dir, d), 0o755); err != nil {
 			return nil, fmt.Errorf("open state directory %s: %w", s.dir, err)
 		}
+	}
+	if !clean {
+		return s, nil
 	}
 	entries, err := os.ReadDir(filepath.Join(s.dir, segmentsDir))
 	if err != nil {
@@ -123,8 +128,13 @@ func (s *state) put(addr string, write func(dir string) (meta any, err error)) (
 		return os.RemoveAll(tmp)
 	}
 	// The rename itself is not synced: lost in a crash, it leaves the
-	// segment absent, and its unit is run again.
+	// segment absent, and its unit is run again. A rename that fails
+	// because another process (a shard) put the same segment first lost a
+	// race that has no loser: the content is the same.
 	if err := os.Rename(tmp, final); err != nil {
+		if s.has(addr) {
+			return os.RemoveAll(tmp)
+		}
 		return fmt.Errorf("write segment %s: %w", addr, err)
 	}
 	return nil

@@ -126,12 +126,7 @@ func (b *build) finish(a assembled, c consolidated) (*Report, error) {
 	rep, graph := b.rep, c.out.Graph
 	rep.Sources, rep.Chunks, rep.Tables, rep.Triplets = len(a.sources), len(a.chunks), len(a.tables), len(a.triplets)
 	rep.Nodes, rep.Edges, rep.Merges = len(graph.Nodes), len(graph.Edges), len(graph.Merges)
-	rep.Extract = b.ex.Stats()
-	rep.LLM = b.rn.LLM.Usage()
-	rep.TokensPS = rep.LLM.TokensPerSecond()
-	if d := rep.Stages["extract"].Duration; d > 0 && rep.LLM.Calls > 0 {
-		rep.ServerBusy = rep.LLM.ServerDuration.Seconds() / (d.Seconds() * float64(b.p.LLM.Concurrency))
-	}
+	b.usage()
 	rep.Status = StatusOK
 	if len(rep.Rejected) > 0 {
 		rep.Status = StatusPartial
@@ -143,4 +138,15 @@ func (b *build) finish(a assembled, c consolidated) (*Report, error) {
 	rep.Finished = b.now()
 	b.log.Info("build finished", "status", rep.Status, "build_id", rep.BuildID, "rejected", len(rep.Rejected))
 	return rep, errors.Join(writeReport(b.outDir, rep), gateErr)
+}
+
+// usage fills the report's extraction and model figures.
+func (b *build) usage() {
+	rep := b.rep
+	rep.Extract = b.ex.Stats()
+	rep.LLM = b.rn.LLM.Usage()
+	rep.TokensPS = rep.LLM.TokensPerSecond()
+	if d := rep.Stages["extract"].Duration; d > 0 && rep.LLM.Calls > 0 {
+		rep.ServerBusy = rep.LLM.ServerDuration.Seconds() / (d.Seconds() * float64(b.p.LLM.Concurrency))
+	}
 }
