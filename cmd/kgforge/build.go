@@ -25,6 +25,8 @@ func buildCmd(g *globals) *cobra.Command {
 		keep                 int
 		metricsFile          string
 		progressInterval     time.Duration
+		shard                string
+		reduce               bool
 	)
 	cmd := &cobra.Command{
 		Use:   "build --pipeline FILE",
@@ -46,7 +48,12 @@ func buildCmd(g *globals) *cobra.Command {
 			if keep < 0 {
 				return usageError(fmt.Errorf("--keep %d: keep at least one bundle, or 0 for all", keep))
 			}
-			rn := &stages.Runner{LLM: client, CacheDir: cacheDir(), OutDir: outDir, Log: g.log, Keep: keep}
+			rn := &stages.Runner{LLM: client, CacheDir: cacheDir(), OutDir: outDir, Log: g.log, Keep: keep, Reduce: reduce}
+			if shard != "" {
+				if rn.Shard, err = stages.ParseShard(shard, os.Getenv); err != nil {
+					return usageError(err)
+				}
+			}
 			pr := newProgress(g.log, progressInterval, stderrIsTerminal())
 			if pr != nil {
 				rn.Progress = pr
@@ -104,6 +111,9 @@ func buildCmd(g *globals) *cobra.Command {
 	cmd.Flags().DurationVar(&progressInterval, "progress-interval", 30*time.Second, "when stderr is not a terminal, log a progress line for extraction this often (0: never)")
 	cmd.Flags().StringVar(&metricsFile, "metrics", "", "write OpenMetrics text of the run to FILE at its end, atomically (for node_exporter's textfile collector or a Pushgateway)")
 	cmd.Flags().IntVar(&keep, "keep", 0, "keep the newest N bundles, removing older ones and the state no kept bundle needs (0: keep all)")
+	cmd.Flags().StringVar(&shard, "shard", "", "run shard I/N of a scaled-out build: only the extract units whose chunks hash to I, no bundle (auto/N: I from $"+stages.ShardIndexEnv+"; docs/scale.md)")
+	cmd.Flags().BoolVar(&reduce, "reduce", false, "finish a scaled-out build: extract nothing, fail naming any extract unit no shard stored, then resolve, link, bundle and load")
+	cmd.MarkFlagsMutuallyExclusive("shard", "reduce")
 	return cmd
 }
 
@@ -111,7 +121,11 @@ func buildCmd(g *globals) *cobra.Command {
 func summary(r *stages.Report) string {
 	var w strings.Builder
 	fmt.Fprintf(&w, "build %s: %s\n", r.BuildID, r.Status)
-	fmt.Fprintf(&w, "  bundle:    %s\n", r.Bundle)
+	if r.Shard != nil {
+		fmt.Fprintf(&w, "  bundle:    none (shard %s; the reduce makes it)\n", r.Shard)
+	} else {
+		fmt.Fprintf(&w, "  bundle:    %s\n", r.Bundle)
+	}
 	fmt.Fprintf(&w, "  stages:    %s\n", stageSummary(r.Stages))
 	fmt.Fprintf(&w, "  sources:   %d (%d tables), %d chunks\n", r.Sources, r.Tables, r.Chunks)
 	if pl := r.Plan; pl != nil {
