@@ -43,26 +43,30 @@ func (c *Client) Generate(ctx context.Context, req GenerateRequest) (ChatRespons
 		KeepAlive: c.keepAliveFor(req.KeepAlive), Options: opts, Think: &api.ThinkValue{Value: req.Think},
 	}
 	var out ChatResponse
-	err := c.retry(ctx, "generate "+req.Model, func() error {
+	host, err := c.do(ctx, "generate "+req.Model, func(e *endpoint) error {
 		var b strings.Builder
+		var m api.Metrics
 		out = ChatResponse{}
 		done, parts := false, 0
-		err := c.api.Generate(ctx, areq, func(r api.GenerateResponse) error {
+		err := e.api.Generate(ctx, areq, func(r api.GenerateResponse) error {
 			parts++
 			b.WriteString(r.Response)
 			if r.Done {
-				done = true
-				c.final(&out, r.DoneReason, r.Metrics)
+				done, m = true, r.Metrics
+				final(&out, r.DoneReason, m)
 			}
 			return nil
 		})
 		out.Content = b.String()
-		return replyEnd(err, parts, done, &out)
+		if err := replyEnd(err, parts, done, &out); err != nil {
+			return err
+		}
+		c.count(e, out, m)
+		return nil
 	})
 	if err != nil {
-		return ChatResponse{}, fmt.Errorf("generate with %s on %s: %w", req.Model, c.host, err)
+		return ChatResponse{}, fmt.Errorf("generate with %s on %s: %w", req.Model, host, err)
 	}
-	c.count(out)
 	return out, nil
 }
 
@@ -96,14 +100,11 @@ func options(temperature float64, seed, numPredict, numCtx int) map[string]any {
 	return opts
 }
 
-// final records a reply's last message: why it ended, its token counts,
-// and the server's time on it.
-func (c *Client) final(out *ChatResponse, reason string, m api.Metrics) {
+// final records a reply's last message: why it ended and its token counts.
+func final(out *ChatResponse, reason string, m api.Metrics) {
 	out.DoneReason = reason
 	out.PromptTokens = m.PromptEvalCount
 	out.CompletionTokens = m.EvalCount
-	c.usage.evalNS.Add(int64(m.EvalDuration))
-	c.usage.serverNS.Add(int64(m.TotalDuration))
 }
 
 func (c *Client) keepAliveFor(d time.Duration) *api.Duration {
@@ -113,10 +114,16 @@ func (c *Client) keepAliveFor(d time.Duration) *api.Duration {
 	return c.keepAlive
 }
 
-func (c *Client) count(out ChatResponse) {
-	c.usage.calls.Add(1)
-	c.usage.prompt.Add(int64(out.PromptTokens))
-	c.usage.completion.Add(int64(out.CompletionTokens))
+// count adds a reply to the client's and its endpoint's usage: its
+// tokens and the server's time on it.
+func (c *Client) count(e *endpoint, out ChatResponse, m api.Metrics) {
+	for _, u := range []*usageCounters{&c.usage, &e.usage} {
+		u.calls.Add(1)
+		u.prompt.Add(int64(out.PromptTokens))
+		u.completion.Add(int64(out.CompletionTokens))
+		u.evalNS.Add(int64(m.EvalDuration))
+		u.serverNS.Add(int64(m.TotalDuration))
+	}
 }
 
 // ModelInfo is what the server says of a model: whether it has a prompt
@@ -147,16 +154,16 @@ func (m ModelInfo) Base() bool { return !m.HasTemplate }
 // of that name.
 func (c *Client) Info(ctx context.Context, model string) (ModelInfo, error) {
 	var r *api.ShowResponse
-	err := c.retry(ctx, "show "+model, func() error {
+	host, err := c.do(ctx, "show "+model, func(e *endpoint) error {
 		var err error
-		r, err = c.api.Show(ctx, &api.ShowRequest{Model: model})
+		r, err = e.api.Show(ctx, &api.ShowRequest{Model: model})
 		return err
 	})
 	if err != nil {
 		if isNotFound(err) {
-			return ModelInfo{}, fmt.Errorf("%s on %s: %w", model, c.host, ErrModelMissing)
+			return ModelInfo{}, fmt.Errorf("%s on %s: %w", model, host, ErrModelMissing)
 		}
-		return ModelInfo{}, fmt.Errorf("show %s on %s: %w", model, c.host, err)
+		return ModelInfo{}, fmt.Errorf("show %s on %s: %w", model, host, err)
 	}
 	info := ModelInfo{Name: model, HasTemplate: !passThrough(r.Template)}
 	for _, cp := range r.Capabilities {

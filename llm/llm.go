@@ -32,13 +32,18 @@ type Options struct {
 	MaxRetries int           // retries after the first attempt; 0 means 4, negative means none
 	BaseDelay  time.Duration // first backoff delay; 0 means 500ms
 	KeepAlive  time.Duration // how long the server keeps a model loaded; 0 means 30 minutes
+	// Endpoints are several servers serving the same models; each request
+	// goes to the least-loaded one (pool.go). Empty means Host alone, with
+	// no bound on its parallel requests.
+	Endpoints []Endpoint
+	// MaxBackoff bounds how long a failing endpoint stays out before it is
+	// tried again; 0 means 30 seconds.
+	MaxBackoff time.Duration
 }
 
-// Client talks to one Ollama server.
+// Client talks to one Ollama server, or to several (Options.Endpoints).
 type Client struct {
-	api        *api.Client
-	http       *http.Client
-	host       string
+	pool       *pool
 	maxRetries int
 	baseDelay  time.Duration
 	keepAlive  *api.Duration
@@ -86,13 +91,19 @@ func HostFromEnv() string {
 
 // New returns a client for the server at opts.Host.
 func New(opts Options) (*Client, error) {
-	host := opts.Host
-	if host == "" {
-		host = HostFromEnv()
-	}
-	u, err := url.Parse(host)
-	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("parse ollama host %q: invalid URL (set OLLAMA_HOST to host:port or http://host:port)", host)
+	eps := opts.Endpoints
+	if len(eps) == 0 {
+		host := opts.Host
+		if host == "" {
+			host = HostFromEnv()
+		}
+		u, err := url.Parse(host)
+		if err != nil || u.Host == "" {
+			return nil, fmt.Errorf("parse ollama host %q: invalid URL (set OLLAMA_HOST to host:port or http://host:port)", host)
+		}
+		eps = []Endpoint{{URL: host}}
+	} else if opts.Host != "" {
+		return nil, errors.New("llm options: set Host or Endpoints, not both")
 	}
 	if opts.Timeout == 0 {
 		opts.Timeout = 5 * time.Minute
@@ -109,11 +120,15 @@ func New(opts Options) (*Client, error) {
 	if opts.KeepAlive == 0 {
 		opts.KeepAlive = 30 * time.Minute
 	}
-	hc := &http.Client{Timeout: opts.Timeout, Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	if opts.MaxBackoff == 0 {
+		opts.MaxBackoff = 30 * time.Second
+	}
+	p, err := newPool(eps, opts)
+	if err != nil {
+		return nil, err
+	}
 	return &Client{
-		api:        api.NewClient(u, hc),
-		http:       hc,
-		host:       host,
+		pool:       p,
 		maxRetries: opts.MaxRetries,
 		baseDelay:  opts.BaseDelay,
 		keepAlive:  &api.Duration{Duration: opts.KeepAlive},
@@ -121,10 +136,19 @@ func New(opts Options) (*Client, error) {
 }
 
 // Close releases the client's idle connections.
-func (c *Client) Close() { c.http.CloseIdleConnections() }
+func (c *Client) Close() {
+	for _, e := range c.pool.eps {
+		e.http.CloseIdleConnections()
+	}
+}
 
-// Host returns the server's base URL.
-func (c *Client) Host() string { return c.host }
+// Host returns the server's base URL: the first endpoint's, when there
+// are several.
+func (c *Client) Host() string { return c.pool.eps[0].url }
+
+// Endpoints returns what each endpoint served so far, in the order the
+// client was given them (one entry for a single server).
+func (c *Client) Endpoints() []EndpointUsage { return c.pool.usage() }
 
 // Usage returns a snapshot of what the client has spent.
 func (c *Client) Usage() Usage {
@@ -137,43 +161,6 @@ func (c *Client) Usage() Usage {
 		ServerDuration:   time.Duration(c.usage.serverNS.Load()),
 		EmbedInputs:      c.usage.embedInputs.Load(),
 	}
-}
-
-// ModelDigests returns the digest of each named model, or an error wrapping
-// ErrModelMissing that names every missing model and says how to get it.
-func (c *Client) ModelDigests(ctx context.Context, names ...string) (map[string]string, error) {
-	var list *api.ListResponse
-	err := c.retry(ctx, "list models", func() error {
-		var err error
-		list, err = c.api.List(ctx)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list models on %s: %w (is Ollama running? start it with scripts/ollama.sh up)", c.host, err)
-	}
-	have := map[string]string{}
-	for _, m := range list.Models {
-		have[m.Name] = m.Digest
-		have[m.Model] = m.Digest
-	}
-	out := map[string]string{}
-	var missing []string
-	for _, n := range names {
-		d, ok := have[n]
-		if !ok && !strings.Contains(n, ":") {
-			d, ok = have[n+":latest"]
-		}
-		if !ok {
-			missing = append(missing, n)
-			continue
-		}
-		out[n] = d
-	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("%w: %s on %s (create them with scripts/ollama.sh models, or ollama pull NAME)",
-			ErrModelMissing, strings.Join(missing, ", "), c.host)
-	}
-	return out, nil
 }
 
 // Message is one turn of a conversation.
@@ -233,29 +220,33 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 		KeepAlive: c.keepAliveFor(req.KeepAlive), Options: opts, Think: &api.ThinkValue{Value: req.Think},
 	}
 	var out ChatResponse
-	err = c.retry(ctx, "chat "+req.Model, func() error {
+	host, err := c.do(ctx, "chat "+req.Model, func(e *endpoint) error {
 		var b strings.Builder
+		var m api.Metrics
 		out = ChatResponse{}
 		done, parts := false, 0
-		err := c.api.Chat(ctx, areq, func(r api.ChatResponse) error {
+		err := e.api.Chat(ctx, areq, func(r api.ChatResponse) error {
 			parts++
 			b.WriteString(r.Message.Content)
 			for _, tc := range r.Message.ToolCalls {
 				out.ToolCalls = append(out.ToolCalls, toolCallOf(tc))
 			}
 			if r.Done {
-				done = true
-				c.final(&out, r.DoneReason, r.Metrics)
+				done, m = true, r.Metrics
+				final(&out, r.DoneReason, m)
 			}
 			return nil
 		})
 		out.Content = b.String()
-		return replyEnd(err, parts, done, &out)
+		if err := replyEnd(err, parts, done, &out); err != nil {
+			return err
+		}
+		c.count(e, out, m)
+		return nil
 	})
 	if err != nil {
-		return ChatResponse{}, fmt.Errorf("chat with %s on %s: %w", req.Model, c.host, err)
+		return ChatResponse{}, fmt.Errorf("chat with %s on %s: %w", req.Model, host, err)
 	}
-	c.count(out)
 	return out, nil
 }
 
@@ -271,20 +262,23 @@ func (c *Client) Embed(ctx context.Context, model string, inputs []string, batch
 		truncate := true
 		req := &api.EmbedRequest{Model: model, Input: inputs[start:end], KeepAlive: c.keepAlive, Truncate: &truncate}
 		var resp *api.EmbedResponse
-		err := c.retry(ctx, "embed "+model, func() error {
+		host, err := c.do(ctx, "embed "+model, func(e *endpoint) error {
 			var err error
-			resp, err = c.api.Embed(ctx, req)
+			if resp, err = e.api.Embed(ctx, req); err == nil {
+				for _, u := range []*usageCounters{&c.usage, &e.usage} {
+					u.calls.Add(1)
+					u.embedInputs.Add(int64(end - start))
+				}
+			}
 			return err
 		})
 		if err != nil {
-			return nil, fmt.Errorf("embed %d inputs with %s on %s: %w", end-start, model, c.host, err)
+			return nil, fmt.Errorf("embed %d inputs with %s on %s: %w", end-start, model, host, err)
 		}
 		if len(resp.Embeddings) != end-start {
-			return nil, fmt.Errorf("embed with %s: got %d vectors for %d inputs", model, len(resp.Embeddings), end-start)
+			return nil, fmt.Errorf("embed with %s on %s: got %d vectors for %d inputs", model, host, len(resp.Embeddings), end-start)
 		}
 		out = append(out, resp.Embeddings...)
-		c.usage.calls.Add(1)
-		c.usage.embedInputs.Add(int64(end - start))
 	}
 	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -84,6 +85,25 @@ type LLM struct {
 	Concurrency int    `yaml:"concurrency"` // parallel extraction calls; match OLLAMA_NUM_PARALLEL
 	MaxContext  int    `yaml:"max_context"`
 	MaxOutput   int    `yaml:"max_output"`
+	// Endpoints are several servers serving the same models, used instead
+	// of OLLAMA_HOST: each request goes to the least-loaded one, and
+	// Concurrency is the sum of their slots.
+	Endpoints []Endpoint `yaml:"endpoints"`
+}
+
+// Endpoint is one LLM server and how many requests it works on at once.
+type Endpoint struct {
+	URL   string `yaml:"url"`   // http://host:port, or host:port
+	Slots int    `yaml:"slots"` // the server's OLLAMA_NUM_PARALLEL, 1..64
+}
+
+// Slots is the sum of the endpoints' slots, 0 without endpoints.
+func (l LLM) Slots() int {
+	n := 0
+	for _, e := range l.Endpoints {
+		n += e.Slots
+	}
+	return n
 }
 
 // Extract configures extraction.
@@ -313,6 +333,9 @@ func ParseEnv(raw []byte, lookup func(string) (string, bool)) (*Pipeline, error)
 	p := Default()
 	typed, err := decode(raw, &p, lookup)
 	if typed {
+		if len(p.LLM.Endpoints) > 0 && p.LLM.Concurrency == Default().LLM.Concurrency {
+			p.LLM.Concurrency = p.LLM.Slots() // one extraction worker per slot
+		}
 		err = errors.Join(err, p.Validate())
 	}
 	if err != nil {
@@ -392,9 +415,7 @@ func (p *Pipeline) Validate() error {
 	if p.LLM.ChatModel == "" {
 		bad("llm.chat_model", `""`, "is required")
 	}
-	if p.LLM.Concurrency < 1 || p.LLM.Concurrency > 64 {
-		bad("llm.concurrency", p.LLM.Concurrency, "must be between 1 and 64")
-	}
+	checkEndpoints(bad, p.LLM)
 	if p.LLM.MaxContext < 1024 {
 		bad("llm.max_context", p.LLM.MaxContext, "must be at least 1024 tokens")
 	}
@@ -439,6 +460,57 @@ func (p *Pipeline) Validate() error {
 	}
 	checkGates(bad, p.Gates)
 	return errors.Join(errs...)
+}
+
+// maxSlots bounds the sum of the endpoints' slots: the extraction workers.
+const maxSlots = 1024
+
+func checkEndpoints(bad func(string, any, string), l LLM) {
+	if len(l.Endpoints) == 0 {
+		if l.Concurrency < 1 || l.Concurrency > 64 {
+			bad("llm.concurrency", l.Concurrency, "must be between 1 and 64")
+		}
+		return
+	}
+	seen := map[string]int{}
+	for i, e := range l.Endpoints {
+		f := fmt.Sprintf("llm.endpoints[%d]", i)
+		u := endpointURL(e.URL)
+		switch {
+		case strings.TrimSpace(e.URL) == "":
+			bad(f+".url", `""`, "is required")
+		case !validEndpoint(u):
+			bad(f+".url", e.URL, "must be http://host:port, https://host:port or host:port")
+		default:
+			if j, ok := seen[u]; ok {
+				bad(f+".url", e.URL, fmt.Sprintf("is llm.endpoints[%d] already", j))
+			}
+			seen[u] = i
+		}
+		if e.Slots < 1 || e.Slots > 64 {
+			bad(f+".slots", e.Slots, "must be between 1 and 64 (the server's OLLAMA_NUM_PARALLEL)")
+		}
+	}
+	if n := l.Slots(); n > maxSlots {
+		bad("llm.endpoints", fmt.Sprintf("%d slots", n), fmt.Sprintf("at most %d slots in all", maxSlots))
+	} else if l.Concurrency != n {
+		bad("llm.concurrency", l.Concurrency, fmt.Sprintf("with llm.endpoints it is the sum of their slots (%d): leave it out or set %d", n, n))
+	}
+}
+
+// endpointURL is an endpoint's URL with the scheme a bare host:port
+// implies, as OLLAMA_HOST takes it.
+func endpointURL(s string) string {
+	s = strings.TrimRight(strings.TrimSpace(s), "/")
+	if !strings.Contains(s, "://") {
+		s = "http://" + s
+	}
+	return s
+}
+
+func validEndpoint(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.RawQuery == "" && u.User == nil
 }
 
 func checkGates(bad func(string, any, string), g Gates) {

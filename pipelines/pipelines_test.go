@@ -159,3 +159,17 @@ func TestLoad_Gates(t *testing.T) {
 		t.Errorf("default gates = %+v, want none set", d.Gates)
 	}
 }
+
+func TestLoad_EndpointsMakeConcurrencyTheSumOfTheirSlots(t *testing.T) {
+	p, err := Load("testdata/endpoints.good.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.LLM.Endpoints) != 2 || p.LLM.Endpoints[1].URL != "127.0.0.1:11441" || p.LLM.Concurrency != 3 {
+		t.Errorf("llm = %+v; want two endpoints and concurrency 3 (2+1 slots)", p.LLM)
+	}
+	p, err = Parse([]byte("name: x\nsources: [{name: d, paths: ['*.md']}]\nllm: {concurrency: 3, endpoints: [{url: 'h:1', slots: 3}]}\n"))
+	if err != nil || p.LLM.Concurrency != 3 {
+		t.Errorf("concurrency set to the sum of slots: %v, %+v", err, p)
+	}
+}
