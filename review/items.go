@@ -34,6 +34,15 @@ const (
 	linkCannotLink = "cannot_link"
 )
 
+// likelihood is how likely the two names of an uncertain pair are one
+// thing: the score the page ranks the uncertain band by, most likely first.
+// It is the pair's cosine (the best score the merge log holds until it
+// holds the resolver's calibrated score), and what the page calls it.
+func likelihood(l kg.MergeLink) float64 { return l.Cosine }
+
+// likelihoodName says on the page which score likelihood is.
+const likelihoodName = "cosine"
+
 // maxNeighbours bounds the relationships shown for one node.
 const maxNeighbours = 10
 
@@ -55,6 +64,10 @@ type Item struct {
 	// Doubt orders the items: the link's doubt, or for a cluster the
 	// highest doubt of its links; for a data link, see linkDoubt.
 	Doubt float64
+	// Likelihood, for an uncertain pair, is how likely its names are one
+	// thing (see likelihood): uncertain pairs are listed by it, highest
+	// first, instead of by doubt.
+	Likelihood float64
 	// Members are the names the item shows: A and B of a pair, every
 	// member of a cluster, the entity or concept of a link (with the
 	// link's evidence).
@@ -258,7 +271,8 @@ func linkRank(decision string) int {
 }
 
 // buildItems orders the review: pairs by decision (uncertain, merged,
-// split, cannot_link) and within each by doubt, most doubtful first, with
+// split, cannot_link) and within each by rankScore (the uncertain ones
+// most likely duplicates first, the others most doubtful first), with
 // the data links beside them (see linkItems); then every node of several
 // members, by the highest doubt of its links, then size. Ties are broken
 // by name, so the order is stable.
@@ -325,7 +339,8 @@ func mergeItems(merges []kg.MergeDecision, links []kg.MergeLink) (pairs, nodes [
 	slices.SortStableFunc(links, func(x, y kg.MergeLink) int {
 		return cmp.Or(
 			cmp.Compare(linkRank(x.Decision), linkRank(y.Decision)),
-			cmp.Compare(y.Doubt, x.Doubt),
+			cmp.Compare(rankScore(y), rankScore(x)),
+			cmp.Compare(y.Cosine, x.Cosine),
 			strings.Compare(x.A, y.A), strings.Compare(x.B, y.B),
 			strings.Compare(x.ClusterID, y.ClusterID), strings.Compare(x.BCluster, y.BCluster))
 	})
@@ -337,7 +352,7 @@ func mergeItems(merges []kg.MergeDecision, links []kg.MergeLink) (pairs, nodes [
 			canonical = clusters[l.ClusterID][0].Canonical
 		}
 		items = append(items, Item{
-			Kind: KindPair, Link: l, Canonical: canonical, ClusterID: l.ClusterID, Doubt: l.Doubt,
+			Kind: KindPair, Link: l, Canonical: canonical, ClusterID: l.ClusterID, Doubt: l.Doubt, Likelihood: likelihood(l),
 			Members: []Member{member(l.ClusterID, l.A), member(cmp.Or(l.BCluster, l.ClusterID), l.B)},
 		})
 		if l.Decision == linkMerged {
@@ -366,6 +381,15 @@ func mergeItems(merges []kg.MergeDecision, links []kg.MergeLink) (pairs, nodes [
 			strings.Compare(x.Canonical, y.Canonical), strings.Compare(x.ClusterID, y.ClusterID))
 	})
 	return items, multi
+}
+
+// rankScore orders the pairs within their decision, highest first: the
+// uncertain ones by likelihood, the others by doubt.
+func rankScore(l kg.MergeLink) float64 {
+	if l.Decision == linkUncertain {
+		return likelihood(l)
+	}
+	return l.Doubt
 }
 
 func btoi(b bool) int {

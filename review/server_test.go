@@ -68,7 +68,7 @@ func TestServer_ListingOrder(t *testing.T) {
 		// marked, the neighbourhood of each node
 		`<dd class="decision uncertain">uncertain</dd>`,
 		`<dd>0.90</dd>`,
-		`<dd>cosine, suffix</dd>`,
+		`<dd data-testid="signals-1"><code class="signal">cosine</code>, <code class="signal">suffix</code></dd>`,
 		`supplies the <mark>Porto plant</mark>. The Porto Plant`,
 		`docs/plants.md · Plants`,
 		`<span class="rel">→ supplies</span> Porto plant`,

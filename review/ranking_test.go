@@ -1,0 +1,65 @@
+package review_test
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"kgforge/bundle"
+	"kgforge/kg"
+	"kgforge/review"
+)
+
+// rankingFixture is a merge log of three uncertain pairs whose doubt
+// (how near each came to its own threshold) orders them otherwise than
+// how likely each is one thing.
+func rankingFixture() bundle.Contents {
+	var g kg.Graph
+	pair := func(a, b string, cos float64, rule string, doubt float64, signals ...string) {
+		na, nb := "n-"+a, "n-"+b
+		g.Nodes = append(g.Nodes, concept(na, a, "Company"), concept(nb, b, "Company"))
+		g.Merges = append(g.Merges, merge(na, a, a, "Company", "single", 1), merge(nb, b, b, "Company", "single", 1))
+		g.MergeLinks = append(g.MergeLinks, kg.MergeLink{
+			ClusterID: na, A: a, B: b, BCluster: nb, Cosine: cos, Signals: signals, Band: "uncertain", Rule: rule, Decision: "uncertain", Doubt: doubt,
+		})
+	}
+	pair("Serra Brakes", "Serra Brakes S.A.", 0.905, "uncertain_cosine", 0.985, "cosine")
+	pair("IBM", "IBM Corp", 0.95, "guard_short", 0.98, "suffix", "plural", "cosine")
+	pair("Danubia", "Danubia Wheelworks", 0.70, "key_without_cosine", 0.9, "containment:0.62", "idf_overlap:0.41")
+	return bundle.Contents{Graph: g}
+}
+
+// TestServer_RanksUncertainPairsMostLikelyFirst: the uncertain band is
+// listed by how likely each pair is one thing, not by its doubt, and each
+// pair shows that score and every signal of its merge log row.
+func TestServer_RanksUncertainPairsMostLikelyFirst(t *testing.T) {
+	e := newEnv(t, rankingFixture(), review.Options{})
+	var got []string
+	for _, it := range e.srv.Items() {
+		got = append(got, it.Link.A)
+	}
+	if want := []string{"IBM", "Serra Brakes", "Danubia"}; !slices.Equal(got, want) {
+		t.Fatalf("uncertain pairs listed %q, want %q (most likely the same first)", got, want)
+	}
+	_, page := e.get(t, "/")
+	for n, it := range e.srv.Items() {
+		want := fmt.Sprintf(`data-testid="likelihood-%d">%.2f (cosine)<`, n+1, it.Link.Cosine)
+		if !strings.Contains(page, want) {
+			t.Errorf("item %d does not show its likelihood: want %s", n+1, want)
+		}
+		m := regexp.MustCompile(fmt.Sprintf(`data-testid="signals-%d">(.*?)</dd>`, n+1)).FindStringSubmatch(page)
+		if m == nil {
+			t.Errorf("item %d shows no signals", n+1)
+			continue
+		}
+		var shown []string
+		for _, s := range regexp.MustCompile(`<code class="signal">(.*?)</code>`).FindAllStringSubmatch(m[1], -1) {
+			shown = append(shown, s[1])
+		}
+		if !slices.Equal(shown, it.Link.Signals) {
+			t.Errorf("item %d shows the signals %q, want every one of the merge log's %q", n+1, shown, it.Link.Signals)
+		}
+	}
+}
