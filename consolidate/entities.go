@@ -111,8 +111,23 @@ type surface struct {
 	mentions     int
 	facts        int
 	descriptions map[string]int
-	evidence     []string // sample mentions CHUNK_ID:START-END
-	row          *kg.Node // the row entity, for a surface that is one (its key is the node's id)
+	evidence     []string        // sample mentions CHUNK_ID:START-END
+	row          *kg.Node        // the row entity, for a surface that is one (its key is the node's id)
+	neighbours   map[string]bool // names of the other ends of its facts, at most maxNeighbours
+}
+
+// maxNeighbours bounds the neighbour names a surface keeps for resolution's
+// neighbours signal.
+const maxNeighbours = 64
+
+// neighbour records that the surface has a fact with a surface of that name.
+func (s *surface) neighbour(name string) {
+	if s.neighbours == nil {
+		s.neighbours = map[string]bool{}
+	}
+	if len(s.neighbours) < maxNeighbours && name != s.name {
+		s.neighbours[name] = true
+	}
 }
 
 func surfaceKey(name, typ string) string { return kg.ID("surface", name, typ) }
@@ -146,8 +161,9 @@ func collectSurfaces(triplets []kg.Triplet, extra []kg.Mention) map[string]*surf
 		return s
 	}
 	for _, t := range triplets {
-		add(t.Subject, true)
-		add(t.Object, true)
+		s, o := add(t.Subject, true), add(t.Object, true)
+		s.neighbour(o.name)
+		o.neighbour(s.name)
 	}
 	for _, m := range extra {
 		add(m, false)
@@ -207,7 +223,7 @@ func resolveVectors(ctx context.Context, surfaces map[string]*surface, vectors m
 		s := surfaces[k]
 		ents[i] = resolve.Entity{
 			Key: k, Name: s.name, Type: s.typ, Description: top(s.descriptions), Mentions: s.mentions, Evidence: s.facts, Vector: vectors[k],
-			Anchor: s.anchor(),
+			Anchor: s.anchor(), Neighbours: slices.Sorted(maps.Keys(s.neighbours)),
 		}
 	}
 	res, err := resolve.Resolve(ctx, ents, cfg)

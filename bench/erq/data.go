@@ -163,8 +163,8 @@ func readDelimited(path string, sep rune) (_ []map[string]string, err error) {
 // patent classes). Its rows are patent records, and one name recurs in many
 // of them; as kgforge resolves distinct mention names, each distinct name is
 // one record, with the number of rows as its mentions, the patent classes of
-// those rows as its description and the co-authors of its first row as its
-// context.
+// those rows as its description, the co-inventors of all those rows as its
+// neighbours and the co-authors of its first row as its context.
 func LoadPatstat(path string) (Dataset, error) {
 	rows, err := readDelimited(path, ',')
 	if err != nil {
@@ -201,6 +201,11 @@ func LoadPatstat(path string) (Dataset, error) {
 			return Dataset{}, fmt.Errorf("%s row %d: name %q is in clusters of two ids", path, n+2, name)
 		}
 		p.Records[i].Mentions++
+		for _, a := range splitStars(row["coauthors"], 0) {
+			if !slices.Contains(p.Records[i].Neighbours, a) {
+				p.Records[i].Neighbours = append(p.Records[i].Neighbours, a)
+			}
+		}
 		for _, c := range splitStars(row["classes"], 0) {
 			classes[name][c]++
 		}
@@ -250,6 +255,7 @@ type pairSet struct {
 	nameCol      string
 	typ          string
 	description  func(row map[string]string) string
+	neighbours   func(row map[string]string) []string // nil: none
 	maxDescRunes int
 }
 
@@ -262,6 +268,15 @@ var (
 		name: "dblp-acm", left: "dblp", right: "acm", sep: '%', nameCol: "title", typ: "publication",
 		description: func(row map[string]string) string {
 			return strings.Join(slices.DeleteFunc([]string{row["authors"], row["venue"], row["year"]}, func(s string) bool { return s == "" }), "; ")
+		},
+		neighbours: func(row map[string]string) []string {
+			var out []string
+			for _, a := range strings.Split(row["authors"], ",") {
+				if a = strings.TrimSpace(a); a != "" {
+					out = append(out, a)
+				}
+			}
+			return out
 		},
 	}
 )
@@ -286,10 +301,14 @@ func LoadPairs(dir string, s pairSet) (Dataset, error) {
 				return Dataset{}, fmt.Errorf("%s: record id %s twice", s.name, id)
 			}
 			index[id] = len(p.Records)
-			p.Records = append(p.Records, Record{
+			rec := Record{
 				ID: id, Name: row[s.nameCol], Type: s.typ, Mentions: 1,
 				Description: truncateRunes(s.description(row), s.maxDescRunes),
-			})
+			}
+			if s.neighbours != nil {
+				rec.Neighbours = s.neighbours(row)
+			}
+			p.Records = append(p.Records, rec)
 		}
 	}
 	gt, err := readDelimited(filepath.Join(dir, "gt.csv"), s.sep)

@@ -8,25 +8,20 @@ import (
 )
 
 // kgforgeResolver returns kgforge's own entity resolution
-// (kgforge/consolidate/resolve with its default Config) as a Method, to be
-// compared with the baselines in the same run. It is the one place that
-// knows that package.
+// (kgforge/consolidate/resolve with cfg) as a Method, to be compared with
+// the baselines in the same run. It and fit.go are the places that know
+// that package.
 //
 // Each record becomes one resolve.Entity: Key is the record id, Vector the
-// embedding of the name that the baselines use too; Description and
-// Mentions go through (they choose canonical names, not merges). Evidence,
-// the number of grounded facts of an entity, is 0: the benchmark sets have
-// names, not facts. Record.Context has no field to go to and is left out.
-func kgforgeResolver() Method {
-	return Method{Name: "kgforge", Vectors: true, Resolve: func(ctx context.Context, records []Record) ([]int, error) {
-		ents := make([]resolve.Entity, len(records))
-		for i, r := range records {
-			ents[i] = resolve.Entity{
-				Key: r.ID, Name: r.Name, Type: r.Type, Description: r.Description,
-				Mentions: r.Mentions, Vector: r.Vector,
-			}
-		}
-		res, err := resolve.Resolve(ctx, ents, resolve.Config{})
+// embedding of the name that the baselines use too; Description (a second
+// signal of the score, and what chooses canonical names), Mentions and
+// Neighbours (the names it is related to: PATSTAT's co-inventors,
+// DBLP-ACM's authors) go through. Evidence, the number of grounded facts
+// of an entity, is 0: the benchmark sets have names, not facts.
+// Record.Context has no field to go to and is left out.
+func kgforgeResolver(name string, cfg resolve.Config) Method {
+	return Method{Name: name, Vectors: true, Resolve: func(ctx context.Context, records []Record) ([]int, error) {
+		res, err := resolve.Resolve(ctx, entitiesOf(records), cfg)
 		if err != nil {
 			return nil, fmt.Errorf("resolve: %w", err)
 		}
@@ -36,6 +31,18 @@ func kgforgeResolver() Method {
 		}
 		return labelsFromClusters(records, clusters)
 	}}
+}
+
+// entitiesOf makes each record a resolve.Entity (see kgforgeResolver).
+func entitiesOf(records []Record) []resolve.Entity {
+	ents := make([]resolve.Entity, len(records))
+	for i, r := range records {
+		ents[i] = resolve.Entity{
+			Key: r.ID, Name: r.Name, Type: r.Type, Description: r.Description,
+			Mentions: r.Mentions, Vector: r.Vector, Neighbours: r.Neighbours,
+		}
+	}
+	return ents
 }
 
 // labelsFromClusters turns a resolver's clusters of record ids into labels

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"kgforge/consolidate/resolve"
 	"kgforge/llm"
 )
 
@@ -29,6 +30,7 @@ type options struct {
 	fuzzy, cosine    float64
 	model            string
 	batch            int
+	fit              string
 }
 
 func main() {
@@ -36,7 +38,8 @@ func main() {
 	var sets, methods string
 	flag.StringVar(&o.data, "data", "", "the benchmarks folder (default: ../shared/benchmarks beside the repository root)")
 	flag.StringVar(&sets, "sets", strings.Join(allSets, ","), "comma-separated sets to run")
-	flag.StringVar(&methods, "methods", "exact,fuzzy,cosine,kgforge", "comma-separated methods to run")
+	flag.StringVar(&methods, "methods", "exact,fuzzy,cosine,kgforge-cosine,kgforge", "comma-separated methods to run (kgforge-cosine: kgforge's rules before calibration)")
+	flag.StringVar(&o.fit, "fit", "", "fit kgforge's score on the sets instead (default patstat,abt-buy,dblp-acm) and write the model to this file (consolidate/resolve/model.json) and the pairs to "+fitPairsFile)
 	flag.IntVar(&o.n, "n", 500, "gold entities sampled from each pooled set (PATSTAT, Abt-Buy, DBLP-ACM); 0: all")
 	flag.IntVar(&o.docs, "docs", 100, "Re-DocRED documents sampled; 0: all 500")
 	flag.BoolVar(&o.full, "full", false, "run every set whole (-n 0 -docs 0)")
@@ -50,6 +53,9 @@ func main() {
 	flag.StringVar(&o.out, "out", "", "also write the results as JSON to this file")
 	flag.Parse()
 	o.sets, o.methods = splitList(sets), splitList(methods)
+	if o.fit != "" && !flagSet("sets") {
+		o.sets = []string{"patstat", "abt-buy", "dblp-acm"}
+	}
 	if o.full {
 		o.n, o.docs = 0, 0
 	}
@@ -60,6 +66,12 @@ func main() {
 		fmt.Fprintln(os.Stderr, "erq:", err)
 		os.Exit(1)
 	}
+}
+
+func flagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 func userCache() string {
@@ -176,9 +188,11 @@ func methodsOf(o options) ([]Method, error) {
 		case "cosine":
 			ms = append(ms, Cosine(o.cosine))
 		case "kgforge":
-			ms = append(ms, kgforgeResolver())
+			ms = append(ms, kgforgeResolver("kgforge", resolve.Config{}))
+		case "kgforge-cosine":
+			ms = append(ms, kgforgeResolver("kgforge-cosine", resolve.Config{Rules: resolve.RulesCosine}))
 		default:
-			return nil, fmt.Errorf("unknown method %q (exact, fuzzy, cosine, kgforge)", name)
+			return nil, fmt.Errorf("unknown method %q (exact, fuzzy, cosine, kgforge, kgforge-cosine)", name)
 		}
 	}
 	return ms, nil
@@ -208,12 +222,21 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		infos = append(infos, info)
 	}
 	var emb *embedStats
-	if slices.ContainsFunc(methods, func(m Method) bool { return m.Vectors }) {
+	if o.fit != "" || slices.ContainsFunc(methods, func(m Method) bool { return m.Vectors }) {
 		st, err := embed(ctx, o, sets, stderr)
 		if err != nil {
 			return err
 		}
 		emb = &st
+	}
+	if o.fit != "" {
+		m, err := fitAndWrite(ctx, o, sets, o.fit)
+		if err != nil {
+			return err
+		}
+		_, _ = fmt.Fprintf(stdout, "model written to %s: intercept %.4f, coefficients %v, merge ≥ %.4f, uncertain ≥ %.4f\n%s\n",
+			o.fit, m.Intercept, m.Coefficients, m.Merge, m.Uncertain, m.Fit)
+		return nil
 	}
 	var results []result
 	for _, d := range sets {

@@ -17,9 +17,10 @@ type Record struct {
 	Name        string    `json:"name"`
 	Type        string    `json:"type"`
 	Description string    `json:"description,omitempty"`
-	Context     string    `json:"context,omitempty"` // text the name occurs in, where the set has one (Re-DocRED's sentence, PATSTAT's co-authors)
-	Mentions    int       `json:"mentions"`          // how often the name occurs in the source data
-	Vector      []float32 `json:"-"`                 // the embedding of EmbedText, filled by the runner
+	Context     string    `json:"context,omitempty"`    // text the name occurs in, where the set has one (Re-DocRED's sentence, PATSTAT's co-authors)
+	Mentions    int       `json:"mentions"`             // how often the name occurs in the source data
+	Neighbours  []string  `json:"neighbours,omitempty"` // names it is related to in the source (PATSTAT's co-inventors, DBLP-ACM's authors)
+	Vector      []float32 `json:"-"`                    // the embedding of EmbedText, filled by the runner
 }
 
 // EmbedText is what every embedding method embeds for a record: the name

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"kgforge/consolidate/resolve"
 )
 
 func recs(typ string, names ...string) []Record {
@@ -123,7 +125,7 @@ func TestLabelsFromClusters(t *testing.T) {
 }
 
 func TestKGForgeResolver_Adapter(t *testing.T) {
-	m := kgforgeResolver()
+	m := kgforgeResolver("kgforge", resolve.Config{})
 	if m.Name != "kgforge" || !m.Vectors {
 		t.Errorf("method %q vectors %v", m.Name, m.Vectors)
 	}

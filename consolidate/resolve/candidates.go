@@ -23,6 +23,11 @@ func (r *resolver) candidates(ctx context.Context) ([]cand, error) {
 	r.indexTypes()
 	keyed := r.keyCandidates()
 	r.stats.KeyPairs = len(keyed)
+	if r.text != nil {
+		words := r.tokenCandidates()
+		r.stats.TokenPairs = len(words)
+		keyed = append(keyed, words...)
+	}
 	near, err := r.vectorCandidates(ctx)
 	if err != nil {
 		return nil, err
@@ -134,6 +139,57 @@ func (r *resolver) keyCandidates() []cand {
 				}
 			}
 		}
+	}
+	return out
+}
+
+// tokenLevel is the least IDF-weighted containment of a pair found by its
+// rare words.
+const tokenLevel = 0.5
+
+// tokenCandidates returns, for every entity, its K others of the highest
+// IDF-weighted containment (at least tokenLevel) among the type-compatible
+// ones that share a rare name word with it: a word of at most MaxBlockSize
+// names. They find the pairs that neither a key nor the cosine finds
+// ("BAYER" / "ANTWERP BAYER", "Philips" / "Koninklijke Philips
+// Electronics").
+func (r *resolver) tokenCandidates() []cand {
+	t := r.text
+	blocks := make([][]int32, len(t.names.df))
+	for i, bag := range t.name {
+		if r.keepApart[i] {
+			continue
+		}
+		for _, w := range bag {
+			if df := t.names.df[w]; df >= 2 && df <= r.cfg.MaxBlockSize {
+				blocks[w] = append(blocks[w], int32(i))
+			}
+		}
+	}
+	found := make([][]cand, r.cfg.Workers)
+	parallelChunks(len(r.ents), r.cfg.Workers, 256, func(w, lo, hi int) {
+		seen := map[int32]bool{}
+		var ns []neighbour
+		for i := lo; i < hi; i++ {
+			clear(seen)
+			ns = ns[:0]
+			for _, word := range t.name[i] {
+				for _, j := range blocks[word] {
+					if int(j) == i || seen[j] || !r.compatible(i, int(j)) {
+						continue
+					}
+					seen[j] = true
+					if c := t.names.containment(t.name[i], t.name[j]); c >= tokenLevel {
+						ns = append(ns, neighbour{j: j, c: float32(c)})
+					}
+				}
+			}
+			found[w] = r.topK(found[w], int32(i), ns)
+		}
+	})
+	var out []cand
+	for _, f := range found {
+		out = append(out, f...)
 	}
 	return out
 }

@@ -69,7 +69,23 @@ type Config struct {
 	// Workers is the number of goroutines that compare vectors; zero means
 	// GOMAXPROCS.
 	Workers int
+	// Rules chooses how candidate pairs are decided: RulesScore (the
+	// default) by the calibrated score of their signals, RulesCosine by the
+	// cosine bands and keys alone (the rules before calibration).
+	Rules RuleSet
+	// Model is the calibrated score under RulesScore; nil means
+	// DefaultModel (fitted on the development sets, model.json).
+	Model *Model
 }
+
+// RuleSet names a way to decide candidate pairs.
+type RuleSet string
+
+// The rule sets.
+const (
+	RulesScore  RuleSet = "score"
+	RulesCosine RuleSet = "cosine"
+)
 
 // IndexKind names a way to find near neighbours in a large group.
 type IndexKind string
@@ -153,6 +169,9 @@ func (c Config) withDefaults() Config {
 		c.HNSW.Seed = DefaultHNSWSeed
 	}
 	defInt(&c.Workers, runtime.GOMAXPROCS(0))
+	if c.Rules == "" {
+		c.Rules = RulesCosine
+	}
 	return c
 }
 
@@ -202,6 +221,14 @@ func (c Config) Validate() error {
 	}
 	if c.Index != IndexIVF && c.Index != IndexHNSW {
 		bad("index", c.Index, fmt.Sprintf("must be %q or %q", IndexIVF, IndexHNSW))
+	}
+	if c.Rules != RulesScore && c.Rules != RulesCosine {
+		bad("rules", c.Rules, fmt.Sprintf("must be %q or %q", RulesScore, RulesCosine))
+	}
+	if c.Model != nil {
+		if err := c.Model.Validate(); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if c.HNSW.Ml <= 0 || c.HNSW.Ml >= 1 {
 		bad("hnsw.ml", c.HNSW.Ml, "must be in (0, 1)")

@@ -2,7 +2,6 @@ package resolve
 
 import (
 	"math"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -122,7 +121,7 @@ type features struct {
 	plural   string   // suffix with its last word made singular
 	acrShort string   // the name as an acronym: one token of 2 to 6 letters
 	acrLong  []string // initials of the name's significant words, then of all words
-	numbers  string   // the numbers, Roman numerals and month names, in order
+	codes    []string // the words holding a digit, Roman numerals and months (guards.go)
 	short    bool     // too short or too repetitive to trust a cosine alone
 	typ      string   // folded type; "" when unknown
 }
@@ -130,7 +129,8 @@ type features struct {
 func nameFeatures(name, typ string) features {
 	n := NormalizeName(name)
 	toks := strings.Fields(n)
-	f := features{name: strings.Join(toks, ""), typ: normalizeType(typ), numbers: numbers(toks)}
+	f := features{name: strings.Join(toks, ""), typ: normalizeType(typ)}
+	f.codes = codes(toks)
 
 	core := toks
 	if len(core) > 1 && core[0] == "the" {
@@ -209,37 +209,6 @@ func isShort(compact string) bool {
 		h -= p * math.Log2(p)
 	}
 	return h < 1.5
-}
-
-// numbers returns the digit runs, Roman numerals (II to XXXIX) and month
-// names of the tokens, in order, as one string: two names that differ in it
-// name different things ("Station 1"/"Station 2", "X50"/"X500").
-func numbers(toks []string) string {
-	var out []string
-	for _, t := range toks {
-		if v, ok := months[t]; ok {
-			out = append(out, "m"+strconv.Itoa(v))
-			continue
-		}
-		if v, ok := romans[t]; ok {
-			out = append(out, strconv.Itoa(v))
-			continue
-		}
-		start := -1
-		for i, r := range t {
-			switch {
-			case unicode.IsDigit(r) && start < 0:
-				start = i
-			case !unicode.IsDigit(r) && start >= 0:
-				out = append(out, t[start:i])
-				start = -1
-			}
-		}
-		if start >= 0 {
-			out = append(out, t[start:])
-		}
-	}
-	return strings.Join(out, " ")
 }
 
 // singular returns an English singular of a plural word by simple rules;

@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -34,7 +35,7 @@ func TestNameFeatures(t *testing.T) {
 		nameKey, suffix string
 		plural, short   string
 		long            []string
-		numbers         string
+		codes           []string
 		shortName       bool
 	}{
 		{name: "corporate suffix", in: "Akzo Nobel N.V.", nameKey: "akzonobelnv", suffix: "akzonobel", plural: "akzonobel", long: []string{"an"}},
@@ -48,8 +49,8 @@ func TestNameFeatures(t *testing.T) {
 		{name: "expansion", in: "International Business Machines", nameKey: "internationalbusinessmachines", suffix: "internationalbusinessmachines", plural: "internationalbusinessmachine", long: []string{"ibm"}},
 		{name: "stop words", in: "Bank of America", nameKey: "bankofamerica", suffix: "bankofamerica", plural: "bankofamerica", long: []string{"ba", "boa"}},
 		{name: "long lower word is no acronym", in: "bakery", nameKey: "bakery", suffix: "bakery", plural: "bakery"},
-		{name: "numbers", in: "Model X500 (2023)", nameKey: "modelx5002023", suffix: "modelx5002023", plural: "modelx5002023", long: []string{"mx2"}, numbers: "500 2023"},
-		{name: "roman and month", in: "Louis XIV, March", nameKey: "louisxivmarch", suffix: "louisxivmarch", plural: "louisxivmarch", long: []string{"lxm"}, numbers: "14 m3"},
+		{name: "numbers", in: "Model X500 (2023)", nameKey: "modelx5002023", suffix: "modelx5002023", plural: "modelx5002023", long: []string{"mx2"}, codes: []string{"x500", "2023"}},
+		{name: "roman and month", in: "Louis XIV, March", nameKey: "louisxivmarch", suffix: "louisxivmarch", plural: "louisxivmarch", long: []string{"lxm"}, codes: []string{"14", "m3"}},
 		{name: "low entropy", in: "Anna", nameKey: "anna", suffix: "anna", plural: "anna", short: "anna", shortName: true},
 	}
 	for _, tt := range tests {
@@ -64,8 +65,8 @@ func TestNameFeatures(t *testing.T) {
 			if !reflect.DeepEqual(f.acrLong, tt.long) {
 				t.Errorf("initials = %q, want %q", f.acrLong, tt.long)
 			}
-			if f.numbers != tt.numbers {
-				t.Errorf("numbers = %q, want %q", f.numbers, tt.numbers)
+			if !slices.Equal(f.codes, tt.codes) {
+				t.Errorf("codes = %q, want %q", f.codes, tt.codes)
 			}
 			if f.short != tt.shortName {
 				t.Errorf("short = %v, want %v", f.short, tt.shortName)
@@ -100,11 +101,21 @@ func TestNumbersDiffer(t *testing.T) {
 		{"Station 1", "station-1", true},
 		{"Station", "Station 1", false},
 		{"Acme Inc", "ACME", true},
+		{"Canon PowerShot SX130-IS", "Canon PowerShot SX130IS", true},
+		{"LG 32LK330", "LG 32LK330 32-Inch 720p LCD HDTV", true},
+		{"Tank T-1", "Tank T-11", false},
+		{"Building 5", "Building 15", false},
+		{"Version 1.2", "Version 1.3", false},
+		{"Unit 1A", "Unit 1B", false},
+		{"Invoice 2021-007", "Invoice 2021-008", false},
+		{"Q1 2021 results", "Q2 2021 results", false},
+		{"March 2023 report", "Mar 2023 report", true},
+		{"Rocky II", "Rocky III", false},
 	}
 	for _, tt := range tests {
 		fa, fb := nameFeatures(tt.a, ""), nameFeatures(tt.b, "")
-		if got := fa.numbers == fb.numbers; got != tt.same {
-			t.Errorf("%q (%q) vs %q (%q): same numbers = %v, want %v", tt.a, fa.numbers, tt.b, fb.numbers, got, tt.same)
+		if got := !numbersDiffer(&fa, &fb); got != tt.same {
+			t.Errorf("%q (%q) vs %q (%q): same numbers = %v, want %v", tt.a, fa.codes, tt.b, fb.codes, got, tt.same)
 		}
 	}
 }

@@ -60,7 +60,9 @@ var predicateKeys = keySet{features: predicateFeatures}
 func predicateFeatures(name, _ string) features {
 	toks := strings.Split(NormalizePredicate(name), "_")
 	compact := strings.Join(toks, "")
-	return features{name: compact, numbers: numbers(toks), short: isShort(compact)}
+	f := features{name: compact, short: isShort(compact)}
+	f.codes = codes(toks)
+	return f
 }
 
 // ClusterPredicates clusters synonymous predicates ("works_for",

@@ -19,6 +19,10 @@ type Entity struct {
 	Mentions    int       // how often it was mentioned
 	Evidence    int       // how many grounded facts it takes part in
 	Vector      []float32 // embedding of the name; nil when there is none
+	// Neighbours are the names of the entities this one is related to in
+	// the graph (the other ends of its facts), for the neighbours signal:
+	// two names that share neighbours are more likely one entity.
+	Neighbours []string
 	// Anchor is non-empty for an entity that is a record of data (a row
 	// entity: TABLE[KEY]). Two entities of different anchors never end in
 	// one cluster, even through others or by a must-link; an anchored
@@ -74,6 +78,7 @@ const (
 	RuleKeyCosine   Rule = "key_and_cosine"    // a key agrees and cosine ≥ Low
 	RuleShortCosine Rule = "short_name_cosine" // a short name without key, cosine ≥ ShortHigh
 	RuleMustLink    Rule = "must_link"         // an expert's override
+	RuleScore       Rule = "score"             // the calibrated score reaches the merge band
 )
 
 // Rules that leave a pair uncertain.
@@ -82,6 +87,8 @@ const (
 	RuleKeyOnly         Rule = "key_without_cosine" // a key agrees, cosine < Low
 	RuleGuardNumber     Rule = "guard_number"       // the names differ in a number or date
 	RuleGuardShort      Rule = "guard_short"        // a short name, no key, cosine < ShortHigh
+	RuleGuardVariant    Rule = "guard_variant"      // the names differ only in a variant word (a colour, a size, a counterpart)
+	RuleUncertainScore  Rule = "uncertain_score"    // the calibrated score is in the uncertain band
 )
 
 // Pair is a decision about two entities: a merge of the merge log, an
@@ -175,6 +182,7 @@ type Stats struct {
 	IndexedGroups int `json:"indexed_groups"` // of them, searched in an HNSW index
 	VectorPairs   int `json:"vector_pairs"`   // neighbour pairs with cosine ≥ Low
 	KeyPairs      int `json:"key_pairs"`      // pairs sharing a blocking key, once per kind of key
+	TokenPairs    int `json:"token_pairs"`    // pairs found by a rare name word they share
 	Candidates    int `json:"candidates"`     // distinct candidate pairs
 	Merged        int `json:"merged"`         // accepted links, must-links included, before splits
 	Uncertain     int `json:"uncertain"`
@@ -203,10 +211,11 @@ func Resolve(ctx context.Context, entities []Entity, cfg Config) (Result, error)
 type keySet struct {
 	corporate bool // suffix and plural keys
 	acronyms  bool
+	signals   bool // the second signals, token candidates and the calibrated score (under RulesScore)
 	features  func(name, typ string) features
 }
 
-var entityKeys = keySet{corporate: true, acronyms: true, features: nameFeatures}
+var entityKeys = keySet{corporate: true, acronyms: true, signals: true, features: nameFeatures}
 
 func resolve(ctx context.Context, entities []Entity, cfg Config, keys keySet) (Result, error) {
 	if err := cfg.Validate(); err != nil {
@@ -245,7 +254,11 @@ type resolver struct {
 	renames   map[int]renameTarget // entity → the rename an override asks for
 
 	accepted map[uint64]Pair // pairKey(i, j) → the merge
-	anchored []int           // the entities with an Anchor, in index order
+
+	text     *textIndex // the second signals' bags; nil without keys.signals
+	variant  []bool     // name word id → a variant word (guards.go)
+	model    *Model     // the calibrated score; nil under RulesCosine or without keys.signals
+	anchored []int      // the entities with an Anchor, in index order
 	stats    Stats
 }
 
@@ -299,6 +312,17 @@ func newResolver(entities []Entity, cfg Config, keys keySet) (*resolver, error) 
 			r.feat[i] = keys.features(r.ents[i].Name, r.ents[i].Type)
 		}
 	})
+	if keys.signals {
+		r.text = newTextIndex(r.ents, r.feat)
+		r.variant = variantWords(r.text.name, len(r.text.names.df))
+		if cfg.Rules == RulesScore {
+			m := DefaultModel()
+			if cfg.Model != nil {
+				m = *cfg.Model
+			}
+			r.model = &m
+		}
+	}
 	r.stats.Entities = n
 	return r, nil
 }
@@ -431,6 +455,12 @@ func (r *resolver) band(c float64) Band {
 // returns the pair, whether it merges, and whether it is uncertain.
 func (r *resolver) decide(i, j int, keys keyKind) (p Pair, merge, uncertain bool) {
 	p = r.pair(i, j, keys)
+	if r.text != nil {
+		r.addSignals(&p, i, j, keys)
+	}
+	if r.model != nil {
+		return r.decideByScore(p, i, j, keys)
+	}
 	fi, fj := &r.feat[i], &r.feat[j]
 	c, hasCos := p.Cosine, p.Band != BandNone
 	if !hasCos {
@@ -447,7 +477,7 @@ func (r *resolver) decide(i, j int, keys keyKind) (p Pair, merge, uncertain bool
 	}
 	short := fi.short || fj.short
 	switch {
-	case fi.numbers != fj.numbers:
+	case numbersDiffer(fi, fj):
 		if c >= r.cfg.Low || keys != 0 {
 			return doubt(RuleGuardNumber, r.cfg.High)
 		}
@@ -472,6 +502,45 @@ func (r *resolver) decide(i, j int, keys keyKind) (p Pair, merge, uncertain bool
 		return doubt(RuleUncertainCosine, r.cfg.High)
 	case keys != 0:
 		return doubt(RuleKeyOnly, r.cfg.Low)
+	}
+	return p, false, false
+}
+
+// decideByScore applies the rules of the calibrated score (see the package
+// doc): the guards first, absolute; then equal names merge; then the
+// score's band decides.
+func (r *resolver) decideByScore(p Pair, i, j int, keys keyKind) (Pair, bool, bool) {
+	fi, fj := &r.feat[i], &r.feat[j]
+	m := r.model
+	doubt := func(rule Rule) (Pair, bool, bool) {
+		p.Rule, p.Margin = rule, math.Abs(m.Merge-p.Score)
+		return p, false, true
+	}
+	listed := p.Score >= m.Uncertain || keys != 0 || p.Cosine >= r.cfg.Low
+	c := p.Cosine
+	if p.Band == BandNone {
+		c = math.Inf(-1)
+	}
+	short := (fi.short || fj.short) && keys == 0 && c < r.cfg.ShortHigh
+	switch {
+	case numbersDiffer(fi, fj):
+		if listed {
+			return doubt(RuleGuardNumber)
+		}
+	case keys&keyName != 0:
+		p.Rule = RuleSameName
+		return p, true, false
+	case variantDiffer(r.text.name[i], r.text.name[j], r.variant):
+		if listed {
+			return doubt(RuleGuardVariant)
+		}
+	case p.Score >= m.Merge && short:
+		return doubt(RuleGuardShort)
+	case p.Score >= m.Merge:
+		p.Rule = RuleScore
+		return p, true, false
+	case p.Score >= m.Uncertain:
+		return doubt(RuleUncertainScore)
 	}
 	return p, false, false
 }

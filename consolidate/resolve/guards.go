@@ -1,0 +1,146 @@
+package resolve
+
+import (
+	"hash/fnv"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// codes returns the words of a name that hold a digit ("sx130",
+// "32lk330", "2024"), as NormalizeName spells them, with its Roman
+// numerals (II to XXXIX) as their values and month names as "m" and their
+// number, in order.
+func codes(toks []string) []string {
+	var out []string
+	for _, t := range toks {
+		if v, ok := months[t]; ok {
+			out = append(out, "m"+strconv.Itoa(v))
+		} else if v, ok := romans[t]; ok {
+			out = append(out, strconv.Itoa(v))
+		} else if strings.ContainsFunc(t, unicode.IsDigit) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// numbersDiffer reports whether two names name different things by their
+// numbers, compared after normalising their writing: case, separators and
+// spaces do not count ("SX130-IS" and "SX130IS" agree), a Roman numeral is
+// its value and a month its number, and a code found whole inside the
+// other name agrees ("32LK330" in a longer title), where whole means not
+// inside a longer number ("X50" is not in "X500"). They differ when only
+// one has numbers ("Station" / "Station 1"), or when each has a number the
+// other lacks ("Station 1" / "Station 2", "2023 report" / "2024 report");
+// extra numbers on one side only (a longer title's specifications) do not
+// count.
+func numbersDiffer(a, b *features) bool {
+	if (len(a.codes) == 0) != (len(b.codes) == 0) {
+		return true
+	}
+	return !allFound(a.codes, b) && !allFound(b.codes, a)
+}
+
+// allFound reports whether every code is one of the other name's codes or
+// inside its compact name whole.
+func allFound(codes []string, other *features) bool {
+	for _, c := range codes {
+		if !slices.Contains(other.codes, c) && !foundWhole(c, other.name) {
+			return false
+		}
+	}
+	return true
+}
+
+// foundWhole reports whether code occurs in s with no digit running on
+// from a digit at either end of it.
+func foundWhole(code, s string) bool {
+	for from := 0; ; {
+		k := strings.Index(s[from:], code)
+		if k < 0 {
+			return false
+		}
+		start, end := from+k, from+k+len(code)
+		left := start == 0 || !isDigit(s[start-1]) || !isDigit(code[0])
+		right := end == len(s) || !isDigit(s[end]) || !isDigit(code[len(code)-1])
+		if left && right {
+			return true
+		}
+		from = start + 1
+	}
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// variantWords learns which words of the build are variants within a
+// family of names: a word is a variant when, in at least two different
+// contexts, it is the one word in which two names differ ("Tee black XL" /
+// "Tee white XL" and "Mug black" / "Mug red" make "black" a variant; so do
+// "Hood for Nikon" / "Hood for Canon" and "Strap for Nikon" / "Strap for
+// Sony" for "nikon"). A context is the set of the other words. Names of
+// more than maxVariantWords words are left out; bags are sorted word ids
+// of a vocabulary of n words.
+func variantWords(bag [][]uint32, n int) []bool {
+	ctx := map[uint64][]uint32{}
+	for _, b := range bag {
+		if len(b) < 2 || len(b) > maxVariantWords {
+			continue
+		}
+		for k, w := range b {
+			h := fnv.New64a()
+			for x, o := range b {
+				if x != k {
+					h.Write([]byte{byte(o), byte(o >> 8), byte(o >> 16), byte(o >> 24)})
+				}
+			}
+			s := h.Sum64()
+			if !slices.Contains(ctx[s], w) {
+				ctx[s] = append(ctx[s], w)
+			}
+		}
+	}
+	contexts := make([]int, n)
+	for _, ws := range ctx {
+		if len(ws) >= 2 {
+			for _, w := range ws {
+				contexts[w]++
+			}
+		}
+	}
+	out := make([]bool, n)
+	for w, c := range contexts {
+		out[w] = c >= 2
+	}
+	return out
+}
+
+// maxVariantWords bounds the names variantWords learns from.
+const maxVariantWords = 16
+
+// variantDiffer reports whether two bags differ in exactly one word each
+// and one of the two words is a variant.
+func variantDiffer(a, b []uint32, variant []bool) bool {
+	onlyA, onlyB := -1, -1
+	for x, y := 0, 0; x < len(a) || y < len(b); {
+		switch {
+		case y == len(b) || (x < len(a) && a[x] < b[y]):
+			if onlyA >= 0 {
+				return false
+			}
+			onlyA = int(a[x])
+			x++
+		case x == len(a) || a[x] > b[y]:
+			if onlyB >= 0 {
+				return false
+			}
+			onlyB = int(b[y])
+			y++
+		default:
+			x++
+			y++
+		}
+	}
+	return onlyA >= 0 && onlyB >= 0 && (variant[onlyA] || variant[onlyB])
+}

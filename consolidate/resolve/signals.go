@@ -1,0 +1,245 @@
+package resolve
+
+import (
+	"hash/fnv"
+	"math"
+	"slices"
+	"strings"
+)
+
+// vocabulary numbers words and weighs each by its inverse document
+// frequency over the build: ln(1 + n/df), n the entities and df those
+// whose bag holds the word. A word most names share ("v", "inc", "the")
+// weighs little; a rare one ("nobel") much.
+type vocabulary struct {
+	ids map[string]uint32
+	df  []int
+	idf []float64
+}
+
+// bags numbers the words of every entity's bag, and weighs them.
+func bags(words [][]string) (*vocabulary, [][]uint32) {
+	v := &vocabulary{ids: map[string]uint32{}}
+	out := make([][]uint32, len(words))
+	for i, ws := range words {
+		for _, w := range ws {
+			id, ok := v.ids[w]
+			if !ok {
+				id = uint32(len(v.df))
+				v.ids[w] = id
+				v.df = append(v.df, 0)
+			}
+			out[i] = append(out[i], id)
+		}
+		slices.Sort(out[i])
+		out[i] = slices.Compact(out[i])
+		for _, id := range out[i] {
+			v.df[id]++
+		}
+	}
+	v.idf = make([]float64, len(v.df))
+	for id, df := range v.df {
+		v.idf[id] = math.Log1p(float64(len(words)) / float64(df))
+	}
+	return v, out
+}
+
+// weight is the summed IDF of a bag.
+func (v *vocabulary) weight(bag []uint32) float64 {
+	s := 0.0
+	for _, id := range bag {
+		s += v.idf[id]
+	}
+	return s
+}
+
+// overlap returns the IDF weight of the words two sorted bags share.
+func (v *vocabulary) overlap(a, b []uint32) float64 {
+	s := 0.0
+	for x, y := 0, 0; x < len(a) && y < len(b); {
+		switch {
+		case a[x] < b[y]:
+			x++
+		case a[x] > b[y]:
+			y++
+		default:
+			s += v.idf[a[x]]
+			x++
+			y++
+		}
+	}
+	return s
+}
+
+// containment is the IDF weight of the shared words over that of the
+// lighter bag: 1 when every word of one is in the other ("Philips" in
+// "Koninklijke Philips Electronics").
+func (v *vocabulary) containment(a, b []uint32) float64 {
+	m := min(v.weight(a), v.weight(b))
+	if m == 0 {
+		return 0
+	}
+	return v.overlap(a, b) / m
+}
+
+// jaccard is the IDF-weighted Jaccard of two bags: the weight shared over
+// the weight of their union.
+func (v *vocabulary) jaccard(a, b []uint32) float64 {
+	in := v.overlap(a, b)
+	u := v.weight(a) + v.weight(b) - in
+	if u == 0 {
+		return 0
+	}
+	return in / u
+}
+
+// nameWords returns the words of a name as NormalizeName spells them.
+func nameWords(name string) []string { return strings.Fields(NormalizeName(name)) }
+
+// descriptionWords returns the words of a description of three letters or
+// more that are not stop words: what two descriptions of one thing share.
+func descriptionWords(d string) []string {
+	var out []string
+	for _, w := range strings.Fields(NormalizeName(d)) {
+		if len(w) >= 3 && !stopWords[w] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// neighbourWords returns the normalised, compact names of an entity's
+// neighbours in the graph.
+func neighbourWords(ns []string) []string {
+	var out []string
+	for _, n := range ns {
+		if c := strings.Join(nameWords(n), ""); c != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// trigrams returns the sorted, distinct hashes of the character trigrams
+// of a compact name padded with a space at each end: names that differ in
+// a typo or in words run together ("GISTBROCADES" / "GIST BROCADES")
+// share most of them.
+func trigrams(compact string) []uint32 {
+	rs := []rune(" " + compact + " ")
+	var out []uint32
+	for k := 0; k+3 <= len(rs); k++ {
+		h := fnv.New32a()
+		h.Write([]byte(string(rs[k : k+3])))
+		out = append(out, h.Sum32())
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// setJaccard is the Jaccard of two sorted sets.
+func setJaccard(a, b []uint32) float64 {
+	in := 0
+	for x, y := 0, 0; x < len(a) && y < len(b); {
+		switch {
+		case a[x] < b[y]:
+			x++
+		case a[x] > b[y]:
+			y++
+		default:
+			in++
+			x++
+			y++
+		}
+	}
+	if u := len(a) + len(b) - in; u > 0 {
+		return float64(in) / float64(u)
+	}
+	return 0
+}
+
+// textIndex is what the second signals need of every entity: its name,
+// description and neighbour words as bags over their vocabularies, and its
+// name's trigrams.
+type textIndex struct {
+	names, descs, neigh *vocabulary
+	name, desc, nb      [][]uint32
+	tri                 [][]uint32
+}
+
+func newTextIndex(ents []Entity, feat []features) *textIndex {
+	n := len(ents)
+	nw, dw, bw := make([][]string, n), make([][]string, n), make([][]string, n)
+	t := &textIndex{tri: make([][]uint32, n)}
+	for i, e := range ents {
+		nw[i] = nameWords(e.Name)
+		dw[i] = descriptionWords(e.Description)
+		bw[i] = neighbourWords(e.Neighbours)
+		t.tri[i] = trigrams(feat[i].name)
+	}
+	t.names, t.name = bags(nw)
+	t.descs, t.desc = bags(dw)
+	t.neigh, t.nb = bags(bw)
+	return t
+}
+
+// The levels at which a second signal counts as agreement and is listed in
+// Pair.Signals; the score uses the values whatever they are.
+const (
+	containmentLevel = 0.999
+	idfOverlapLevel  = 0.5
+	trigramLevel     = 0.5
+	descriptionLevel = 0.3
+	neighboursLevel  = 1e-9 // any shared neighbour
+)
+
+// values returns the feature values of the pair (i, j), in the order of
+// Features.
+func (r *resolver) values(i, j int, keys keyKind, cosine float64) []float64 {
+	t := r.text
+	b := func(ok bool) float64 {
+		if ok {
+			return 1
+		}
+		return 0
+	}
+	x := []float64{
+		max(0, cosine), b(keys&(keySuffix|keyPlural) != 0), b(keys&keyAcronym != 0),
+		t.names.containment(t.name[i], t.name[j]), t.names.jaccard(t.name[i], t.name[j]), setJaccard(t.tri[i], t.tri[j]),
+		0, 0, 0, 0,
+	}
+	if len(t.desc[i]) > 0 && len(t.desc[j]) > 0 {
+		x[6], x[7] = t.descs.jaccard(t.desc[i], t.desc[j]), 1
+	}
+	if len(t.nb[i]) > 0 && len(t.nb[j]) > 0 {
+		x[8], x[9] = t.neigh.jaccard(t.nb[i], t.nb[j]), 1
+	}
+	return x
+}
+
+// addSignals sets the pair's Values, its Score when there is a model, and
+// lists the second signals that agree.
+func (r *resolver) addSignals(p *Pair, i, j int, keys keyKind) {
+	x := r.values(i, j, keys, p.Cosine)
+	p.Values = make(map[Signal]float64, len(x))
+	for k, f := range Features {
+		p.Values[f] = x[k]
+	}
+	if r.model != nil {
+		p.Score = r.model.Score(x)
+	}
+	for _, s := range []struct {
+		s     Signal
+		v     float64
+		level float64
+	}{
+		{SignalContainment, x[3], containmentLevel}, {SignalIDFOverlap, x[4], idfOverlapLevel},
+		{SignalTrigram, x[5], trigramLevel}, {SignalDescription, x[6], descriptionLevel}, {SignalNeighbours, x[8], neighboursLevel},
+	} {
+		if s.v >= s.level {
+			p.Signals = append(p.Signals, s.s)
+		}
+	}
+	if ti, tj := r.feat[i].typ, r.feat[j].typ; ti != "" && ti == tj {
+		p.Signals = append(p.Signals, SignalType)
+	}
+}
