@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"log"
@@ -28,6 +29,9 @@ func run() error {
 	paras := flag.Int("paragraphs", 12, "paragraphs per document")
 	dir := flag.String("dir", "", "work directory (default: a new temporary one, removed at the end)")
 	bin := flag.String("kgforge", "", "kgforge binary (default: built from this tree)")
+	sentences := flag.Int("sentences", 4, "sentences per paragraph")
+	model := flag.String("model", "", "Ollama chat model to extract with (OLLAMA_HOST names the server); empty: extract.skip, no model asked")
+	embed := flag.String("embed-model", "all-minilm:l6-v2", "Ollama embedding model of resolution, with -model")
 	flag.Parse()
 	work := *dir
 	if work == "" {
@@ -46,7 +50,8 @@ func run() error {
 		}
 	}
 	root := filepath.Join(work, "corpus")
-	pipeline, err := writeCorpus(root, *docs, *paras)
+	c := corpus{docs: *docs, paras: *paras, sentences: *sentences, model: *model, embed: *embed}
+	pipeline, err := c.write(root)
 	if err != nil {
 		return err
 	}
@@ -54,10 +59,13 @@ func run() error {
 	if err := ageAll(root, old); err != nil {
 		return err
 	}
-	b := &bench{exe: exe, pipeline: pipeline, out: filepath.Join(work, "out"), cache: filepath.Join(work, "cache")}
-	fmt.Printf("corpus: %d documents of %d paragraphs, 2 CSV tables; extract.skip (no model)\n\n", *docs, *paras)
-	fmt.Println("| build | wall | ingest / consolidate / bundle | peak RSS | sources read | source units run/reused | chunks | nodes |")
-	fmt.Println("|---|---|---|---|---|---|---|---|")
+	b := &bench{exe: exe, pipeline: pipeline, out: filepath.Join(work, "out"), cache: filepath.Join(work, "cache"), model: *model != ""}
+	how := "extract.skip (no model)"
+	if b.model {
+		how = fmt.Sprintf("extracted with %s at %s, embeddings %s", *model, os.Getenv("OLLAMA_HOST"), *embed)
+	}
+	fmt.Printf("corpus: %d documents of %d paragraphs of %d sentences, 2 CSV tables; %s\n\n", *docs, *paras, *sentences, how)
+	b.header()
 	changed := filepath.Join(root, "docs", docName(*docs/2))
 	steps := []struct {
 		name   string
@@ -66,7 +74,7 @@ func run() error {
 		{"first", nil},
 		{"unchanged", nil},
 		{"one document changed", func() error {
-			if err := os.WriteFile(changed, []byte(document(*docs/2, *paras, 7)), 0o600); err != nil {
+			if err := os.WriteFile(changed, []byte(c.document(*docs/2, 7)), 0o600); err != nil {
 				return err
 			}
 			return os.Chtimes(changed, old.Add(time.Minute), old.Add(time.Minute))
@@ -83,10 +91,47 @@ func run() error {
 			return err
 		}
 	}
+	return b.diffs()
+}
+
+type bench struct {
+	exe, pipeline, out, cache string
+	model                     bool     // extracted with the model: the LLM columns
+	first                     float64  // the first build's wall seconds
+	bundles, names            []string // each build's bundle, and its row's name
+}
+
+func (b *bench) header() {
+	if !b.model {
+		fmt.Println("| build | wall | ingest / consolidate / bundle | peak RSS | sources read | source units run/reused | chunks | nodes | load |")
+		fmt.Println("|---|---|---|---|---|---|---|---|---|")
+		return
+	}
+	fmt.Println("| build | wall | of first | ingest / extract / consolidate / bundle | peak RSS | sources read | source units run/reused | extract units run/reused | chunks to extractor | LLM chat calls | prompt / completion tokens | embed inputs | chunks | nodes | edges | load |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+}
+
+// diffs runs kgforge diff between each build's bundle and the one before.
+func (b *bench) diffs() error {
+	for i := 1; i < len(b.bundles); i++ {
+		out, err := exec.Command(b.exe, "diff", "--limit", "5", b.bundles[i-1], b.bundles[i]).CombinedOutput()
+		var ee *exec.ExitError
+		if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) { // 1: they differ
+			return fmt.Errorf("diff %s: %w\n%s", b.names[i], err, out)
+		}
+		fmt.Printf("\nkgforge diff, %s against the build before:\n%s", b.names[i], out)
+	}
 	return nil
 }
 
-type bench struct{ exe, pipeline, out, cache string }
+// load is the load average over the last minute, as uptime shows it.
+func load() string {
+	raw, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Fields(string(raw))[0]
+}
 
 // run builds once and prints a row of the table.
 func (b *bench) run(name string) error {
@@ -94,6 +139,7 @@ func (b *bench) run(name string) error {
 	cmd := exec.Command(b.exe, "build", "--pipeline", b.pipeline, "--out", b.out, "--json")
 	cmd.Env = append(os.Environ(), "KGFORGE_CACHE_DIR="+b.cache)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	ld := load()
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("build %s: %w\n%s", name, err, stderr.String())
@@ -107,14 +153,37 @@ func (b *bench) run(name string) error {
 	if rep.Plan == nil { // a kgforge from before the engine: no plan to report
 		rep.Plan = &stages.Plan{SourcesRead: -1, Units: map[string]*stages.UnitCounts{"source": {Run: -1, Reused: -1}}}
 	}
-	u := rep.Plan.Units["source"]
+	if rep.Status != stages.StatusOK {
+		fmt.Printf("(build %s: status %s, rejected %v)\n", name, rep.Status, rep.Rejected)
+	}
+	b.bundles, b.names = append(b.bundles, rep.Bundle), append(b.names, name)
+	u := units(rep.Plan, "source")
 	sec := func(stage string) float64 { return rep.Stages[stage].Duration.Seconds() }
-	fmt.Printf("| %s | %.2f s | %.2f / %.2f / %.2f s | %d MiB | %d | %d/%d | %d | %d |\n", name, wall.Seconds(),
-		sec("ingest"), sec("consolidate"), sec("bundle"), rss/1024, rep.Plan.SourcesRead, u.Run, u.Reused, rep.Chunks, rep.Nodes)
+	if !b.model {
+		fmt.Printf("| %s | %.2f s | %.2f / %.2f / %.2f s | %d MiB | %d | %d/%d | %d | %d | %s |\n", name, wall.Seconds(),
+			sec("ingest"), sec("consolidate"), sec("bundle"), rss/1024, rep.Plan.SourcesRead, u.Run, u.Reused, rep.Chunks, rep.Nodes, ld)
+	} else {
+		if b.first == 0 {
+			b.first = wall.Seconds()
+		}
+		x := units(rep.Plan, "extract")
+		fmt.Printf("| %s | %.1f s | %.1f %% | %.1f / %.1f / %.1f / %.1f s | %d MiB | %d | %d/%d | %d/%d | %d | %d | %d / %d | %d | %d | %d | %d | %s |\n",
+			name, wall.Seconds(), 100*wall.Seconds()/b.first, sec("ingest"), sec("extract"), sec("consolidate"), sec("bundle"), rss/1024,
+			rep.Plan.SourcesRead, u.Run, u.Reused, x.Run, x.Reused, rep.Extract.Chunks-rep.Extract.CacheHits, rep.Extract.Calls,
+			rep.LLM.PromptTokens, rep.LLM.CompletionTokens, rep.LLM.EmbedInputs, rep.Chunks, rep.Nodes, rep.Edges, ld)
+	}
 	if len(rep.Plan.Changed)+len(rep.Plan.Removed) > 0 {
 		fmt.Printf("|  | changed %v, removed %v |  |  |  |  |  |  |\n", rep.Plan.Changed, rep.Plan.Removed)
 	}
 	return nil
+}
+
+// units is the plan's count of one kind of unit; none ran when absent.
+func units(p *stages.Plan, kind string) stages.UnitCounts {
+	if u := p.Units[kind]; u != nil {
+		return *u
+	}
+	return stages.UnitCounts{}
 }
 
 func docName(i int) string { return fmt.Sprintf("doc-%05d.md", i) }
@@ -126,17 +195,30 @@ var words = strings.Fields(`alpine amber apex arc atlas aurora basalt beacon bir
 
 var verbs = []string{"supplies", "assembles", "ships", "tests", "paints", "welds", "inspects", "stores"}
 
+// corpus is the synthetic corpus: its size, and the model (none:
+// extract.skip).
+type corpus struct {
+	docs, paras, sentences int
+	model, embed           string
+}
+
 // document writes the text of document i; seed varies its content.
-func document(i, paras int, seed uint64) string {
+func (c corpus) document(i int, seed uint64) string {
 	r := rand.New(rand.NewPCG(uint64(i), seed))
 	name := func() string {
 		return strings.ToUpper(words[r.IntN(len(words))][:1]) + words[r.IntN(len(words))][1:] + " " + []string{"Works", "Cycles", "Alloys", "Logistics"}[r.IntN(4)]
 	}
 	var w strings.Builder
-	fmt.Fprintf(&w, "# Report %d\n\n", i)
-	for p := range paras {
-		fmt.Fprintf(&w, "## Section %d\n\n", p)
-		for range 4 {
+	if c.paras == 1 { // one paragraph, no headings: one chunk
+		fmt.Fprintf(&w, "Report %d. ", i)
+	} else {
+		fmt.Fprintf(&w, "# Report %d\n\n", i)
+	}
+	for p := range c.paras {
+		if c.paras > 1 {
+			fmt.Fprintf(&w, "## Section %d\n\n", p)
+		}
+		for range c.sentences {
 			fmt.Fprintf(&w, "%s %s the %s %s for %s. ", name(), verbs[r.IntN(len(verbs))], words[r.IntN(len(words))], words[r.IntN(len(words))], name())
 		}
 		w.WriteString("\n\n")
@@ -144,17 +226,17 @@ func document(i, paras int, seed uint64) string {
 	return w.String()
 }
 
-// writeCorpus writes the documents, two tables and the pipeline, and
+// write writes the documents, two tables and the pipeline under root, and
 // returns the pipeline's path.
-func writeCorpus(root string, docs, paras int) (string, error) {
+func (c corpus) write(root string) (string, error) {
 	if err := os.MkdirAll(filepath.Join(root, "docs"), 0o755); err != nil {
 		return "", err
 	}
 	if err := os.MkdirAll(filepath.Join(root, "data"), 0o755); err != nil {
 		return "", err
 	}
-	for i := range docs {
-		if err := os.WriteFile(filepath.Join(root, "docs", docName(i)), []byte(document(i, paras, 1)), 0o600); err != nil {
+	for i := range c.docs {
+		if err := os.WriteFile(filepath.Join(root, "docs", docName(i)), []byte(c.document(i, 1)), 0o600); err != nil {
 			return "", err
 		}
 	}
@@ -172,19 +254,26 @@ func writeCorpus(root string, docs, paras int) (string, error) {
 		return "", err
 	}
 	pipeline := filepath.Join(root, "pipeline.yaml")
-	raw := `name: bench-engine
+	return pipeline, os.WriteFile(pipeline, []byte(c.pipeline()), 0o600)
+}
+
+// pipeline is the corpus's pipeline file: without a model, extract.skip
+// and no embeddings; with one, extraction and resolution as a user runs
+// them, one call at a time.
+func (c corpus) pipeline() string {
+	head := `name: bench-engine
 root: .
 output: out
 sources:
   - {name: docs, paths: ["docs/*.md"]}
   - {name: tables, paths: ["data/*.csv"]}
 chunking: {size: 200, overlap: 20}
-llm: {chat_model: gemma3:270m}
-extract: {skip: true}
-resolve: {embeddings: false}
 neo4j: {mode: never}
 `
-	return pipeline, os.WriteFile(pipeline, []byte(raw), 0o600)
+	if c.model == "" {
+		return head + "llm: {chat_model: gemma3:270m}\nextract: {skip: true}\nresolve: {embeddings: false}\n"
+	}
+	return head + fmt.Sprintf("llm: {chat_model: %q, embed_model: %q, concurrency: 1}\n", c.model, c.embed)
 }
 
 // ageAll dates every file under root at t.
