@@ -18,6 +18,7 @@ import (
 	"kgforge/bundle"
 	"kgforge/consolidate"
 	"kgforge/consolidate/link"
+	"kgforge/consolidate/resolve"
 	"kgforge/kg"
 	"kgforge/review"
 
@@ -386,5 +387,56 @@ func TestReviewBrowserLinkDecisionChangesTheNextBuild(t *testing.T) {
 	_, page := next.get(t, "/")
 	if m := itemOf(t, next, l[0]); !strings.Contains(page, fmt.Sprintf(`data-testid="item-%d" data-status="rejected"`, m)) {
 		t.Errorf("the review of the next build does not show item %d rejected", m)
+	}
+}
+
+// TestReviewBrowserSurfaceDecisionChangesTheNextBuild drives the page in
+// a real headless Chromium over a build that merged "Apple" the company
+// and "apple" the fruit (one name once folded, one type): the pair has a
+// Reject button and says the decision names them as written; the click
+// writes a cannot_link of the two surfaces with their types, and the next
+// build keeps them apart.
+func TestReviewBrowserSurfaceDecisionChangesTheNextBuild(t *testing.T) {
+	if os.Getenv("KGFORGE_INTEGRATION") == "" {
+		t.Skip("drives a real headless Chromium; set KGFORGE_INTEGRATION=1 (make test does)")
+	}
+	in := appleInput()
+	g := build(t, in)
+	e := newEnv(t, bundle.Contents{Sources: in.Sources, Chunks: in.Chunks, Triplets: in.Triplets, Graph: g}, review.Options{By: "ana"})
+	n := applePair(t, e)
+	ctx := newBrowser(t, chromium(t))
+	sel := func(format string, args ...any) chromedp.CSS {
+		return chromedp.CSS(fmt.Sprintf(`[data-testid=%q]`, fmt.Sprintf(format, args...)))
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(e.url), chromedp.WaitVisible(sel("item-%d", n))); err != nil {
+		t.Fatalf("open the review page: %v", err)
+	}
+	note, err := chromedp.Run(ctx, chromedp.Text(sel("bysurface-%d", n)))
+	if err != nil {
+		t.Fatalf("read the pair's note: %v", err)
+	}
+	err = chromedp.Do(ctx,
+		chromedp.SendKeys(sel("note-%d", n), "the fruit, not the company"),
+		chromedp.Click(sel("reject-%d", n)),
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#item-%d[data-status="rejected"]`, n))),
+	)
+	if err != nil {
+		t.Fatalf("reject item %d: %v", n, err)
+	}
+	if !strings.Contains(note, "names each as written") {
+		t.Errorf("the pair says %q; want that the decision names each name as written", note)
+	}
+	o, err := consolidate.LoadOverrides(e.overrides)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := consolidate.Link{A: "Apple", AType: "Organization", B: "apple", BType: "Organization", Match: resolve.MatchSurface}
+	if len(o.CannotLink) != 1 || !o.CannotLink[0].Names(consolidate.Surface{Name: "apple", Type: "Organization"}, consolidate.Surface{Name: "Apple", Type: "Organization"}) ||
+		o.CannotLink[0].Match != want.Match || o.CannotLink[0].Note != "the fruit, not the company" {
+		t.Fatalf("overrides after the click: %+v; want one cannot_link like %+v", o.CannotLink, want)
+	}
+	in.Overrides = o
+	if got := conceptNames(build(t, in)); !slices.Contains(got, "Apple") || !slices.Contains(got, "apple") {
+		t.Errorf("the next build: entity nodes %q; want Apple and apple apart", got)
 	}
 }
