@@ -83,6 +83,9 @@ type Report struct {
 	Warnings []Reject        `json:"warnings,omitempty"` // items kept with a problem, such as skipped CSV rows
 	// Plan says what the build reused and what it redid.
 	Plan *Plan `json:"plan"`
+	// Endpoints is each of llm.endpoints' calls, tokens, failures and busy
+	// share; absent for the single server of OLLAMA_HOST.
+	Endpoints []EndpointReport `json:"llm_endpoints,omitempty"`
 	// Gates are the quality gates checked against the previous build (gates.go).
 	Gates []Gate `json:"gates,omitempty"`
 	// Shard is the shard this run was, when it was one (Runner.Shard);

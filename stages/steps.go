@@ -149,4 +149,5 @@ func (b *build) usage() {
 	if d := rep.Stages["extract"].Duration; d > 0 && rep.LLM.Calls > 0 {
 		rep.ServerBusy = rep.LLM.ServerDuration.Seconds() / (d.Seconds() * float64(b.p.LLM.Concurrency))
 	}
+	rep.Endpoints = endpointReports(b.rn.LLM, b.p, rep.Stages["extract"].Duration)
 }

@@ -40,7 +40,7 @@ func buildCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return usageError(err)
 			}
-			client, err := llm.New(llm.Options{})
+			client, err := llm.New(llmOptions(p))
 			if err != nil {
 				return usageError(err)
 			}
@@ -134,6 +134,7 @@ func summary(r *stages.Report) string {
 	}
 	fmt.Fprintf(&w, "  llm:       %d calls, %d prompt + %d completion tokens, %.1f tokens/s, %d cache hits\n",
 		r.LLM.Calls, r.LLM.PromptTokens, r.LLM.CompletionTokens, r.TokensPS, r.Extract.CacheHits)
+	w.WriteString(endpointSummary(r))
 	if r.Plan != nil && r.Plan.ChunksReused > 0 {
 		fmt.Fprintf(&w, "             %d chunks reused from earlier builds' extract units (their drops are not counted again)\n", r.Plan.ChunksReused)
 	}

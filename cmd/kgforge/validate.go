@@ -20,7 +20,11 @@ func validateCmd() *cobra.Command {
 			if err != nil {
 				return usageError(err)
 			}
-			fmt.Printf("ok: pipeline %s (%s): %d sources, gates: %d\n", p.Name, args[0], len(p.Sources), p.Gates.Count())
+			llmPart := ""
+			if n := len(p.LLM.Endpoints); n > 0 {
+				llmPart = fmt.Sprintf(", llm: %d endpoints, %d slots", n, p.LLM.Slots())
+			}
+			fmt.Printf("ok: pipeline %s (%s): %d sources, gates: %d%s\n", p.Name, args[0], len(p.Sources), p.Gates.Count(), llmPart)
 			return nil
 		},
 	}
