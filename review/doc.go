@@ -4,7 +4,10 @@
 // them; and, beside them, the links of its link log (an entity or concept
 // to a table, column or row), which they accept or reject. Each decision
 // is written at once to the overrides file (consolidate.Overrides; link
-// decisions to its links: section), which every later build applies.
+// decisions to its links: section), which every later build applies. A
+// decision names the names by name (folded), except where two names of
+// the item are equal once folded: then as written, with their types
+// (match: surface), so that "Apple" and "apple" can be kept apart.
 //
 // New reads what the page needs from a bundle into memory (the merge log,
 // its scored pairs, the link log, the table profiles, the entity nodes,
@@ -13,7 +16,8 @@
 // The Server it returns is an http.Handler, and Serve serves it on a
 // listener with bounded read times:
 //
-//	GET  /                     the items, most doubtful first (?page=N)
+//	GET  /                     the items: uncertain pairs most likely the same
+//	                           first, then the rest most doubtful first (?page=N)
 //	GET  /static/{name}        the page's CSS and script (embedded)
 //	POST /items/{n}/accept     the pair of item n are the same: must_link;
 //	                           the link of item n holds: links.must_link
