@@ -26,15 +26,17 @@ services:
 	scripts/neo4j.sh build
 	scripts/neo4j.sh start
 
-## test-services: the services plus PostgreSQL, which only the tests use
+## test-services: the services plus PostgreSQL and a Temporal dev server, which only the tests use
 test-services: services
 	scripts/postgres.sh up
+	scripts/temporal.sh up
 
 ## stop: stop the services the scripts started
 stop:
 	-scripts/ollama.sh stop
 	-scripts/neo4j.sh stop
 	-scripts/postgres.sh stop
+	-scripts/temporal.sh stop
 
 ## demo: set everything up, build the example bundle, load Neo4j, ask a question
 demo: build services
