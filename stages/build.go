@@ -312,7 +312,11 @@ func (b *build) copyTables(ctx context.Context, u *sourceUnit, taken map[string]
 	if len(u.meta.Tables) == 0 {
 		return nil, nil
 	}
-	at, err := duck.AttachReadOnly(ctx, b.db, filepath.Join(b.st.segment(u.addr), tablesFile))
+	seg, err := b.st.segment(u.addr)
+	if err != nil {
+		return nil, fmt.Errorf("source %s: %w", u.found.Rel, err)
+	}
+	at, err := duck.AttachReadOnly(ctx, b.db, filepath.Join(seg, tablesFile))
 	if err != nil {
 		return nil, fmt.Errorf("source %s: %w", u.found.Rel, err)
 	}

@@ -117,7 +117,10 @@ func (b *build) readExtract(ctx context.Context, addr string, fn func(extract.Re
 		return err
 	}
 	var res extract.Result
-	dir := b.st.segment(addr)
+	dir, err := b.st.segment(addr)
+	if err != nil {
+		return err
+	}
 	if err := bundle.ReadTriplets(ctx, filepath.Join(dir, tripletsFile), func(t kg.Triplet) error {
 		res.Triplets = append(res.Triplets, t)
 		return nil

@@ -131,31 +131,21 @@ func (s *state) collect(keep []string) (int, error) {
 			live[a] = true
 		}
 	}
-	n := 0
-	var errs []error
-	shards, err := dirEntries(filepath.Join(s.dir, segmentsDir))
+	all, err := s.segs.List()
 	if err != nil {
 		return 0, fmt.Errorf("collect segments: %w", err)
 	}
-	for _, sh := range shards {
-		if !sh.IsDir() || strings.HasPrefix(sh.Name(), tmpPrefix) {
+	n := 0
+	var errs []error
+	for _, addr := range all {
+		if live[addr] {
 			continue
 		}
-		segs, err := dirEntries(filepath.Join(s.dir, segmentsDir, sh.Name()))
-		if err != nil {
+		if err := s.segs.Remove(addr); err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		for _, seg := range segs {
-			if live[seg.Name()] {
-				continue
-			}
-			if err := os.RemoveAll(filepath.Join(s.dir, segmentsDir, sh.Name(), seg.Name())); err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			n++
-		}
+		n++
 	}
 	if len(errs) > 0 {
 		return n, fmt.Errorf("collect segments: %w", errors.Join(errs...))

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"strings"
 	"sync"
 )
 
@@ -34,9 +33,11 @@ const (
 	tmpPrefix   = ".tmp-"
 )
 
-// state is a build's view of the state directory.
+// state is a build's view of the state directory: its segments, behind
+// a SegmentStore, and beside them the file index and the build records.
 type state struct {
-	dir string
+	dir  string
+	segs SegmentStore
 }
 
 // openState opens (creating it if needed) the state directory of outDir
@@ -45,25 +46,14 @@ type state struct {
 // writing one. A shard run, which shares the lock, leaves them.
 func openState(outDir string, clean bool) (*state, error) {
 	s := &state{dir: filepath.Join(outDir, StateDir)}
-	for _, d := range []string{segmentsDir, buildsDir} {
-		if err := os.MkdirAll(filepath.Join(s.dir, d), 0o755); err != nil {
-			return nil, fmt.Errorf("open state directory %s: %w", s.dir, err)
-		}
-	}
-	if !clean {
-		return s, nil
-	}
-	entries, err := os.ReadDir(filepath.Join(s.dir, segmentsDir))
-	if err != nil {
+	if err := os.MkdirAll(filepath.Join(s.dir, buildsDir), 0o755); err != nil {
 		return nil, fmt.Errorf("open state directory %s: %w", s.dir, err)
 	}
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), tmpPrefix) {
-			if err := os.RemoveAll(filepath.Join(s.dir, segmentsDir, e.Name())); err != nil {
-				return nil, fmt.Errorf("open state directory %s: remove a killed build's segment: %w", s.dir, err)
-			}
-		}
+	segs, err := openLocalStore(filepath.Join(s.dir, segmentsDir), clean)
+	if err != nil {
+		return nil, err
 	}
+	s.segs = segs
 	return s, nil
 }
 
@@ -84,65 +74,24 @@ func address(kind string, inputs ...any) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// segment returns the directory of the segment at addr.
-func (s *state) segment(addr string) string {
-	return filepath.Join(s.dir, segmentsDir, addr[:2], addr)
-}
+// segment returns a local directory holding the segment at addr.
+func (s *state) segment(addr string) (string, error) { return s.segs.Get(addr) }
 
 // has reports whether a whole segment is stored at addr.
-func (s *state) has(addr string) bool {
-	_, err := os.Stat(filepath.Join(s.segment(addr), unitFile))
-	return err == nil
-}
+func (s *state) has(addr string) bool { return s.segs.Has(addr) }
 
-// put writes the segment at addr: write fills a temporary directory and
-// returns what the unit file says of the unit; then everything is synced
-// and the directory renamed into place, so a segment is either whole or
-// absent, however the build stops. A segment already there (the same
-// inputs, so the same content) is kept.
-func (s *state) put(addr string, write func(dir string) (meta any, err error)) (err error) {
-	tmp, err := os.MkdirTemp(filepath.Join(s.dir, segmentsDir), tmpPrefix+addr[:8]+"-")
-	if err != nil {
-		return fmt.Errorf("write segment %s: %w", addr, err)
-	}
-	defer func() {
-		if err != nil {
-			err = errors.Join(err, os.RemoveAll(tmp))
-		}
-	}()
-	meta, err := write(tmp)
-	if err != nil {
-		return err
-	}
-	if err := writeFileSync(filepath.Join(tmp, unitFile), meta); err != nil {
-		return fmt.Errorf("write segment %s: %w", addr, err)
-	}
-	if err := syncPath(tmp); err != nil {
-		return fmt.Errorf("write segment %s: %w", addr, err)
-	}
-	final := s.segment(addr)
-	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
-		return fmt.Errorf("write segment %s: %w", addr, err)
-	}
-	if s.has(addr) {
-		return os.RemoveAll(tmp)
-	}
-	// The rename itself is not synced: lost in a crash, it leaves the
-	// segment absent, and its unit is run again. A rename that fails
-	// because another process (a shard) put the same segment first lost a
-	// race that has no loser: the content is the same.
-	if err := os.Rename(tmp, final); err != nil {
-		if s.has(addr) {
-			return os.RemoveAll(tmp)
-		}
-		return fmt.Errorf("write segment %s: %w", addr, err)
-	}
-	return nil
+// put writes the segment at addr (SegmentStore.Put).
+func (s *state) put(addr string, write func(dir string) (meta any, err error)) error {
+	return s.segs.Put(addr, write)
 }
 
 // meta reads the unit file of the segment at addr into v.
 func (s *state) meta(addr string, v any) error {
-	b, err := os.ReadFile(filepath.Join(s.segment(addr), unitFile))
+	dir, err := s.segment(addr)
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile(filepath.Join(dir, unitFile))
 	if err != nil {
 		return fmt.Errorf("read segment %s: %w", addr, err)
 	}

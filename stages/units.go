@@ -215,7 +215,11 @@ func (b *build) chunksOf(ctx context.Context, u *sourceUnit) ([]kg.Chunk, error)
 		return u.chunks, nil
 	}
 	var out []kg.Chunk
-	err := bundle.ReadChunks(ctx, filepath.Join(b.st.segment(u.addr), chunksFile), func(c kg.Chunk) error {
+	seg, err := b.st.segment(u.addr)
+	if err != nil {
+		return nil, fmt.Errorf("source %s: %w", u.found.Rel, err)
+	}
+	err = bundle.ReadChunks(ctx, filepath.Join(seg, chunksFile), func(c kg.Chunk) error {
 		out = append(out, c)
 		return nil
 	})
