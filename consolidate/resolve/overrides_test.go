@@ -293,3 +293,41 @@ func TestResolve_OverridesBySurfaceAndType(t *testing.T) {
 		t.Errorf("after a rename of the company's surface: %q and %q, want Apple Computer and apple", c.Canonical, f.Canonical)
 	}
 }
+
+func TestRef_MatchesAndKey(t *testing.T) {
+	tests := []struct {
+		name      string
+		ref       Ref
+		surface   string
+		typ       string
+		want      bool
+		sameKeyAs Ref // a reference of the same Key, or zero
+	}{
+		{"by name, another case", Ref{Name: "Apple"}, "APPLE.", "Fruit", true, Ref{Name: "apple"}},
+		{"by name, another spacing", Ref{Name: "Apple Inc"}, "AppleInc", "", true, Ref{Name: "apple  inc."}},
+		{"by name of a type", Ref{Name: "apple", Type: "Fruit"}, "Apple", "Organization", false, Ref{Name: "APPLE", Type: " fruit"}},
+		{"by surface, another case", Ref{Name: "Apple", Match: MatchSurface}, "apple", "", false, Ref{Name: " Apple ", Match: MatchSurface}},
+		{"by surface, white space folded", Ref{Name: "Porto  plant", Match: MatchSurface}, "Porto plant", "Plant", true, Ref{Name: "Porto plant", Match: MatchSurface}},
+		{"by surface, punctuation kept", Ref{Name: "Apple Inc.", Match: MatchSurface}, "Apple Inc", "", false, Ref{}},
+		{"unknown type", Ref{Name: "apple", Type: "unknown", Match: MatchSurface}, "apple", "", true, Ref{Name: "apple", Type: "Unknown", Match: MatchSurface}},
+		{"any type", Ref{Name: "apple", Match: MatchSurface}, "apple", "Fruit", true, Ref{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.ref.Matches(tt.surface, tt.typ); got != tt.want {
+				t.Errorf("%s matches %q [%s] = %v, want %v", tt.ref, tt.surface, tt.typ, got, tt.want)
+			}
+			if tt.sameKeyAs != (Ref{}) && tt.ref.Key() != tt.sameKeyAs.Key() {
+				t.Errorf("%s and %s have different keys", tt.ref, tt.sameKeyAs)
+			}
+		})
+	}
+	distinct := []Ref{{Name: "apple"}, {Name: "apple", Match: MatchSurface}, {Name: "Apple", Match: MatchSurface}, {Name: "apple", Type: "Fruit"}, {Name: "apple", Type: "unknown"}}
+	keys := map[string]Ref{}
+	for _, r := range distinct {
+		if o, ok := keys[r.Key()]; ok {
+			t.Errorf("%s and %s share the key %q", r, o, r.Key())
+		}
+		keys[r.Key()] = r
+	}
+}
