@@ -76,6 +76,12 @@ type Limits struct {
 	MaxChunks    int `yaml:"max_chunks"`     // chunks (model calls) of one source; default 20000
 	MaxTokens    int `yaml:"max_tokens"`     // estimated tokens (4 bytes a token) of one source's text; default 5000000
 	MaxWordBytes int `yaml:"max_word_bytes"` // the longest run of text without white space, which no chunk can cut; default 8192
+
+	// MaxBuildTokens is the token budget of one build's extraction,
+	// prompt and completion tokens together; 0 means none. A build whose
+	// plan is over it stops before extraction, one whose counted tokens
+	// reach it stops there (kgforge build --max-tokens overrides it).
+	MaxBuildTokens int64 `yaml:"max_build_tokens"`
 }
 
 // LLM names the models and how hard to drive the server.
@@ -547,6 +553,9 @@ func checkLimits(bad func(string, any, string), l Limits) {
 		if f.v < 0 {
 			bad("limits."+f.name, f.v, "must not be negative (0 means the default)")
 		}
+	}
+	if l.MaxBuildTokens < 0 {
+		bad("limits.max_build_tokens", l.MaxBuildTokens, "must not be negative (0 means no token budget)")
 	}
 }
 

@@ -91,7 +91,7 @@ func TestLoad_LimitsPerSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Limits{MaxTextBytes: 1 << 20, MaxChunks: 500, MaxTokens: 100_000, MaxWordBytes: 2048}
+	want := Limits{MaxTextBytes: 1 << 20, MaxChunks: 500, MaxTokens: 100_000, MaxWordBytes: 2048, MaxBuildTokens: 50_000}
 	if p.Limits != want {
 		t.Errorf("limits = %+v, want %+v", p.Limits, want)
 	}

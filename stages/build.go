@@ -20,6 +20,7 @@ import (
 	"kgforge/ingest"
 	"kgforge/internal/duck"
 	"kgforge/kg"
+	"kgforge/llm"
 	"kgforge/pipelines"
 )
 
@@ -57,6 +58,9 @@ type build struct {
 	segments      []string          // the segments the bundle is made of
 	sourceDigests map[string]string // each source's digest (URI to SHA-256; empty when unreadable)
 	prev          map[string]string // the same of the build latest pointed at; nil when none
+	// usage0 and extracted are the LLM client's counts when the build
+	// started and when its extraction ended: the rate file's measure.
+	usage0, extracted llm.Usage
 }
 
 // newBuild starts the report of a run of p.
@@ -96,13 +100,31 @@ func (b *build) open(ctx context.Context) (err error) {
 	if err := b.lockOut(); err != nil {
 		return err
 	}
+	if b.st, err = openState(b.outDir, b.rn.Shard.N == 0); err != nil {
+		return err
+	}
+	if p.Resolution.Overrides != "" {
+		if b.overrides, err = consolidate.LoadOverrides(p.Resolve(p.Resolution.Overrides)); err != nil {
+			return err
+		}
+	}
+	if err := b.prepare(); err != nil {
+		return err
+	}
+	if b.rn.Shard.N > 0 {
+		return nil // a shard makes no bundle
+	}
+	return b.openBundle(ctx)
+}
+
+// prepare reads what the state directory knows (the file index, the
+// sources of the build latest points at), checks the extraction options
+// and lists the sources: what a build and its plan (plan.go) both need.
+func (b *build) prepare() (err error) {
 	if b.code = b.rn.CodeVersion; b.code == "" {
 		if b.code, err = executableDigest(); err != nil {
 			return err
 		}
-	}
-	if b.st, err = openState(b.outDir, b.rn.Shard.N == 0); err != nil {
-		return err
 	}
 	b.index = b.st.loadIndex()
 	if id, err := os.Readlink(filepath.Join(b.outDir, bundle.LatestLink)); err == nil {
@@ -114,21 +136,13 @@ func (b *build) open(ctx context.Context) (err error) {
 			b.prev = r.Sources
 		}
 	}
-	if p.Resolution.Overrides != "" {
-		if b.overrides, err = consolidate.LoadOverrides(p.Resolve(p.Resolution.Overrides)); err != nil {
-			return err
-		}
+	if b.rn.LLM != nil {
+		b.usage0 = b.rn.LLM.Usage()
 	}
 	if err := b.openExtract(); err != nil {
 		return err
 	}
-	if err := b.listSources(); err != nil {
-		return err
-	}
-	if b.rn.Shard.N > 0 {
-		return nil // a shard makes no bundle
-	}
-	return b.openBundle(ctx)
+	return b.listSources()
 }
 
 // openExtract checks the extraction options and prepares the extractor,
@@ -255,6 +269,9 @@ type assembled struct {
 // in plan order, whether the unit ran now or before.
 func (b *build) assemble(ctx context.Context, units []sourceUnit) (assembled, error) {
 	var a assembled
+	if b.rn.LLM != nil {
+		b.extracted = b.rn.LLM.Usage() // extraction ended: what the rate file keeps
+	}
 	start := time.Now()
 	defer func() { b.rep.stage("assemble", start, len(units)) }()
 	taken := map[string]bool{}

@@ -81,10 +81,15 @@ type lazyExtractor struct {
 	opts    extract.Options // ModelDigest is filled in when the model is asked
 	digests *modelDigests
 
-	mu      sync.Mutex // guards ex and err
-	ex      *extract.Extractor
-	err     error
-	skipped atomic.Int64
+	// budget, when set, stops extraction once the build's counted
+	// tokens reach it (budget.go).
+	budget *tokenBudget
+
+	mu       sync.Mutex // guards ex, resolved and err
+	ex       *extract.Extractor
+	resolved extract.Options // the options ex was built with
+	err      error
+	skipped  atomic.Int64
 }
 
 // Process extracts from one chunk, as (*extract.Extractor).Process does.
@@ -92,6 +97,9 @@ func (l *lazyExtractor) Process(ctx context.Context, c kg.Chunk) (extract.Result
 	if len(extract.Sentences(c.Text)) == 0 {
 		l.skipped.Add(1)
 		return extract.Result{}, nil // a heading or a fragment: nothing to state a fact
+	}
+	if err := l.budget.check(); err != nil {
+		return extract.Result{}, err
 	}
 	ex, err := l.extractor(ctx, c)
 	if err != nil {
@@ -123,7 +131,21 @@ func (l *lazyExtractor) extractor(ctx context.Context, c kg.Chunk) (*extract.Ext
 		opts.Mode = extract.ModeFor(info) // a base model is driven by completion
 	}
 	l.ex, l.err = extract.New(l.client, l.cache, opts)
+	l.resolved = opts
 	return l.ex, l.err
+}
+
+// probe returns an extractor like the build's, with its options resolved
+// (the model's digest and mode), that answers from the cache alone and
+// sends every miss to p instead of the server; nil when no chunk has needed
+// the extractor yet.
+func (l *lazyExtractor) probe(p *probe) (*extract.Extractor, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ex == nil {
+		return nil, l.err
+	}
+	return extract.New(p, readOnlyCache{l.cache}, l.resolved)
 }
 
 // promptVersion is the version of the prompt the extractor uses, once

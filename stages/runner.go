@@ -216,6 +216,13 @@ type Runner struct {
 	// one build may run at once, in any process or on any machine that
 	// shares the state directory.
 	Shard Shard
+	// MaxTokens is the build's token budget, prompt and completion tokens
+	// of extraction together; 0 means the pipeline's limits.max_build_tokens
+	// (itself 0: none). A build whose plan (Forecast) is over it stops
+	// before extraction, one whose counted tokens reach it stops there,
+	// with a *BudgetError (ErrBudget): nothing is published, finished
+	// units stay in the state directory.
+	MaxTokens int64
 	// Reduce makes Run the last step of a scaled-out build: it extracts
 	// nothing itself, fails naming what is missing when an extract unit
 	// has no segment, and runs the global steps (resolve, link, bundle,
@@ -257,6 +264,9 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 	b := rn.newBuild(p)
 	defer func() { err = errors.Join(err, b.close()) }()
 	if err := b.open(ctx); err != nil {
+		return b.rep, err
+	}
+	if err := b.checkBudget(ctx); err != nil {
 		return b.rep, err
 	}
 	units, err := b.produce(ctx)

@@ -127,6 +127,9 @@ func (b *build) finish(a assembled, c consolidated) (*Report, error) {
 	rep.Sources, rep.Chunks, rep.Tables, rep.Triplets = len(a.sources), len(a.chunks), len(a.tables), len(a.triplets)
 	rep.Nodes, rep.Edges, rep.Merges = len(graph.Nodes), len(graph.Edges), len(graph.Merges)
 	b.usage()
+	if err := b.recordRate(); err != nil {
+		rep.warn("build", RatesFile, err.Error()) // only the next plan's estimate needs it
+	}
 	rep.Status = StatusOK
 	if len(rep.Rejected) > 0 {
 		rep.Status = StatusPartial

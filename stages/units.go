@@ -130,20 +130,8 @@ func (b *build) indexKey(f ingest.Found) string {
 }
 
 // runDocument reads and cuts one document and stores its segment.
-func (b *build) runDocument(ctx context.Context, u *sourceUnit, data []byte) error {
-	ps := b.bySource[u.found.Source]
-	opt := sourceOptions(ps, b.limits)
-	chunking := b.p.Chunking
-	if ps.Chunking != nil {
-		chunking = *ps.Chunking
-	}
-	doc, err := ingest.ReadDocument(ctx, u.meta.Source, data, opt)
-	if err == nil {
-		// A source over its budget is rejected before any of its chunks
-		// reaches the model.
-		u.chunks, err = ingest.ChunkWithin(doc, ingest.ChunkOptions{Size: chunking.Size, Overlap: chunking.Overlap}, opt.Limits)
-	}
-	if err != nil {
+func (b *build) runDocument(ctx context.Context, u *sourceUnit, data []byte) (err error) {
+	if u.chunks, err = b.cutDocument(ctx, u, data); err != nil {
 		if !errors.Is(err, kg.ErrRejected) {
 			return err
 		}
@@ -156,6 +144,23 @@ func (b *build) runDocument(ctx context.Context, u *sourceUnit, data []byte) err
 		}
 		return u.meta, bundle.WriteChunks(filepath.Join(dir, chunksFile), u.chunks)
 	})
+}
+
+// cutDocument reads and cuts one document's content, as its source says.
+func (b *build) cutDocument(ctx context.Context, u *sourceUnit, data []byte) ([]kg.Chunk, error) {
+	ps := b.bySource[u.found.Source]
+	opt := sourceOptions(ps, b.limits)
+	chunking := b.p.Chunking
+	if ps.Chunking != nil {
+		chunking = *ps.Chunking
+	}
+	doc, err := ingest.ReadDocument(ctx, u.meta.Source, data, opt)
+	if err != nil {
+		return nil, err
+	}
+	// A source over its budget is rejected before any of its chunks
+	// reaches the model.
+	return ingest.ChunkWithin(doc, ingest.ChunkOptions{Size: chunking.Size, Overlap: chunking.Overlap}, opt.Limits)
 }
 
 // batches cuts a document's chunks into extract units.
