@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -69,12 +70,20 @@ func loadRate(cacheDir, model, host string) (*Rate, error) {
 	return nil, nil
 }
 
-// host is the LLM server's address, as the rates file keys it.
+// host is the LLM servers' addresses, as the rates file keys them: one
+// server's URL, or the URLs of llm.endpoints joined by commas.
 func (b *build) host() string {
 	if b.rn.LLM == nil {
 		return ""
 	}
-	return b.rn.LLM.Host()
+	var urls []string
+	for _, e := range b.rn.LLM.Endpoints() {
+		urls = append(urls, e.URL)
+	}
+	if len(urls) == 0 {
+		return b.rn.LLM.Host()
+	}
+	return strings.Join(urls, ",")
 }
 
 // recordRate keeps what this build's extraction measured, when it sent

@@ -27,6 +27,8 @@ func buildCmd(g *globals) *cobra.Command {
 		progressInterval     time.Duration
 		shard                string
 		reduce               bool
+		plan                 bool
+		maxTokens            int64
 	)
 	cmd := &cobra.Command{
 		Use:   "build --pipeline FILE",
@@ -48,11 +50,20 @@ func buildCmd(g *globals) *cobra.Command {
 			if keep < 0 {
 				return usageError(fmt.Errorf("--keep %d: keep at least one bundle, or 0 for all", keep))
 			}
-			rn := &stages.Runner{LLM: client, CacheDir: cacheDir(), OutDir: outDir, Log: g.log, Keep: keep, Reduce: reduce}
+			if maxTokens < 0 {
+				return usageError(fmt.Errorf("--max-tokens %d: must not be negative (0: the pipeline's limits.max_build_tokens)", maxTokens))
+			}
+			rn := &stages.Runner{LLM: client, CacheDir: cacheDir(), OutDir: outDir, Log: g.log, Keep: keep, Reduce: reduce, MaxTokens: maxTokens}
 			if shard != "" {
 				if rn.Shard, err = stages.ParseShard(shard, os.Getenv); err != nil {
 					return usageError(err)
 				}
+			}
+			if plan {
+				if shard != "" || reduce {
+					return usageError(errors.New("--plan plans the whole build: drop --shard and --reduce"))
+				}
+				return printPlan(cmd.Context(), rn, p, jsonReport)
 			}
 			pr := newProgress(g.log, progressInterval, stderrIsTerminal())
 			if pr != nil {
@@ -83,6 +94,9 @@ func buildCmd(g *globals) *cobra.Command {
 			if errors.Is(err, stages.ErrOutputBusy) {
 				return &exitError{code: exitBusy, err: err}
 			}
+			if errors.Is(err, stages.ErrBudget) {
+				return &exitError{code: exitBudget, err: err}
+			}
 			if err != nil && !errors.Is(err, stages.ErrGateFailed) {
 				return err
 			}
@@ -110,6 +124,8 @@ func buildCmd(g *globals) *cobra.Command {
 	cmd.Flags().BoolVar(&jsonReport, "json", false, "print the run report as JSON on stdout")
 	cmd.Flags().DurationVar(&progressInterval, "progress-interval", 30*time.Second, "when stderr is not a terminal, log a progress line for extraction this often (0: never)")
 	cmd.Flags().StringVar(&metricsFile, "metrics", "", "write OpenMetrics text of the run to FILE at its end, atomically (for node_exporter's textfile collector or a Pushgateway)")
+	cmd.Flags().BoolVar(&plan, "plan", false, "say what a build would run (sources to read, units to run, chunks that miss the LLM cache, estimated tokens and time at the rate measured before) without running it: no model call, no bundle; with --json as JSON")
+	cmd.Flags().Int64Var(&maxTokens, "max-tokens", 0, "token budget of the build's extraction, prompt and completion together: stop before extracting when the plan's estimate is over it, or when the counted tokens reach it; exit 5 (0: the pipeline's limits.max_build_tokens)")
 	cmd.Flags().IntVar(&keep, "keep", 0, "keep the newest N bundles, removing older ones and the state no kept bundle needs (0: keep all)")
 	cmd.Flags().StringVar(&shard, "shard", "", "run shard I/N of a scaled-out build: only the extract units whose chunks hash to I, no bundle (auto/N: I from $"+stages.ShardIndexEnv+"; docs/scale.md)")
 	cmd.Flags().BoolVar(&reduce, "reduce", false, "finish a scaled-out build: extract nothing, fail naming any extract unit no shard stored, then resolve, link, bundle and load")

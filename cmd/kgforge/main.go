@@ -23,6 +23,7 @@ const (
 	exitUsage   = 2
 	exitPartial = 3
 	exitBusy    = 4 // another build holds the output directory's lock; nothing was done
+	exitBudget  = 5 // the build stopped at its token budget; nothing was published, finished units are kept
 )
 
 // exitError carries an exit code through cobra.

@@ -154,7 +154,7 @@ func TestExitCodesAreDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for code, word := range map[int]string{exitOK: "ok", exitFailed: "failed", exitUsage: "bad configuration", exitPartial: "partial", exitBusy: "output locked"} {
+	for code, word := range map[int]string{exitOK: "ok", exitFailed: "failed", exitUsage: "bad configuration", exitPartial: "partial", exitBusy: "output locked", exitBudget: "over budget"} {
 		if row := "| " + strconv.Itoa(code) + " | " + word; !strings.Contains(string(doc), row) {
 			t.Errorf("docs/operations.md lacks the row %q", row)
 		}
