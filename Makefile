@@ -20,9 +20,10 @@ all: build
 build:
 	$(GO) build -trimpath -o $(BIN) ./cmd/kgforge
 
-## services: build and start Ollama (with both models) and Neo4j; idempotent
+## services: build and start Ollama (with both models) and Neo4j, fetch ONNX Runtime and the embedding graph; idempotent
 services:
 	scripts/ollama.sh up
+	scripts/onnx.sh up
 	scripts/neo4j.sh build
 	scripts/neo4j.sh start
 

@@ -42,6 +42,8 @@ var allowed = map[string][]string{
 	"bench/synth":    {"kg"},
 	"bench/agentq":   {"agent", "agent/eval", "bundle", "llm", "pipelines", "stages"},
 	"bench/engine":   {"stages"},
+	"bench/embed":    {"llm"},
+	"onnxembed":      {},
 	"llm":            {},
 	"internal/duck":  {},
 	"kg":             {},
@@ -64,6 +66,7 @@ var owners = map[string]string{
 	"github.com/jackc/pgx":                      "ingest/sqldb",
 	"github.com/mattn/go-sqlite3":               "ingest/sqldb",
 	"github.com/petar-dambovaliev/aho-corasick": "consolidate/link",
+	"github.com/yalue/onnxruntime_go":           "onnxembed",
 }
 
 type pkg struct {
