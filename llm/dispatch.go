@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -28,7 +29,10 @@ func (c *Client) do(ctx context.Context, what string, op func(*endpoint) error) 
 	p.mu.Lock()
 	seen := p.failures
 	p.mu.Unlock()
-	where := p.urls()
+	where := ""
+	if len(p.eps) == 1 {
+		where = p.eps[0].url
+	}
 	var last error
 	for attempt := 0; ; {
 		e, err := p.acquire(ctx, &seen)
@@ -36,9 +40,9 @@ func (c *Client) do(ctx context.Context, what string, op func(*endpoint) error) 
 		switch {
 		case errors.As(err, &down):
 		case err != nil && last != nil:
-			return where, errors.Join(fmt.Errorf("%s: retry cancelled", what), last, err)
+			return cmp.Or(where, p.urls()), errors.Join(fmt.Errorf("%s: retry cancelled", what), last, err)
 		case err != nil:
-			return where, err
+			return cmp.Or(where, p.urls()), err
 		default:
 			where = e.url
 			if err = c.serve(ctx, e, op); errors.Is(err, errSkipped) {
@@ -59,7 +63,7 @@ func (c *Client) do(ctx context.Context, what string, op func(*endpoint) error) 
 		}
 		last = err
 		if attempt >= c.maxRetries {
-			return where, err
+			return cmp.Or(where, p.urls()), err
 		}
 		attempt++
 		c.usage.retries.Add(1)

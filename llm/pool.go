@@ -125,7 +125,15 @@ func newPool(eps []Endpoint, opts Options) (*pool, error) {
 		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 			return nil, fmt.Errorf("endpoint %d: parse ollama host %q: invalid URL (want host:port or http://host:port)", i, e.URL)
 		}
-		hc := &http.Client{Timeout: opts.Timeout, Transport: http.DefaultTransport.(*http.Transport).Clone()}
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		// Keep a connection per slot: the default of 2 idle per host
+		// redials every request past the second in flight.
+		idle := e.Slots
+		if idle <= 0 {
+			idle = 64 // unbounded: up to llm.concurrency's largest value
+		}
+		tr.MaxIdleConnsPerHost = max(idle, 2)
+		hc := &http.Client{Timeout: opts.Timeout, Transport: tr}
 		p.eps = append(p.eps, &endpoint{url: e.URL, api: api.NewClient(u, hc), http: hc, slots: e.Slots})
 	}
 	return p, nil
