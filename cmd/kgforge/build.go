@@ -53,6 +53,9 @@ func buildCmd(g *globals) *cobra.Command {
 			if maxTokens < 0 {
 				return usageError(fmt.Errorf("--max-tokens %d: must not be negative (0: the pipeline's limits.max_build_tokens)", maxTokens))
 			}
+			if shard != "" && reduce {
+				return usageError(errors.New("--shard and --reduce: a run is one shard or the reduce, not both"))
+			}
 			rn := &stages.Runner{LLM: client, CacheDir: cacheDir(), OutDir: outDir, Log: g.log, Keep: keep, Reduce: reduce, MaxTokens: maxTokens}
 			if shard != "" {
 				if rn.Shard, err = stages.ParseShard(shard, os.Getenv); err != nil {
@@ -113,7 +116,7 @@ func buildCmd(g *globals) *cobra.Command {
 			if gateErr != nil {
 				return gateErr
 			}
-			if rep.Status == stages.StatusPartial {
+			if rep.Status == stages.StatusPartial && rep.Shard == nil { // a shard's rejections are the reduce's to report
 				return &exitError{code: exitPartial, err: fmt.Errorf("build %s is partial: %d items rejected (see the run report)", rep.BuildID, len(rep.Rejected))}
 			}
 			return nil
@@ -129,7 +132,6 @@ func buildCmd(g *globals) *cobra.Command {
 	cmd.Flags().IntVar(&keep, "keep", 0, "keep the newest N bundles, removing older ones and the state no kept bundle needs (0: keep all)")
 	cmd.Flags().StringVar(&shard, "shard", "", "run shard I/N of a scaled-out build: only the extract units whose chunks hash to I, no bundle (auto/N: I from $"+stages.ShardIndexEnv+"; docs/scale.md)")
 	cmd.Flags().BoolVar(&reduce, "reduce", false, "finish a scaled-out build: extract nothing, fail naming any extract unit no shard stored, then resolve, link, bundle and load")
-	cmd.MarkFlagsMutuallyExclusive("shard", "reduce")
 	return cmd
 }
 
