@@ -53,28 +53,36 @@ type Link struct {
 	BType string `yaml:"b_type,omitempty"`
 	// Match is how A and B name surfaces: "" by name (after
 	// resolve.NormalizeName), resolve.MatchSurface ("surface") as written.
-	Match    resolve.Match `yaml:"match,omitempty"`
+	Match    Match `yaml:"match,omitempty"`
 	Decision `yaml:",inline"`
 }
 
 // Single is a keep-apart decision on one name, of type Type (any when
 // empty), compared as Match says (see Link).
 type Single struct {
-	Name     string        `yaml:"name"`
-	Type     string        `yaml:"type,omitempty"`
-	Match    resolve.Match `yaml:"match,omitempty"`
+	Name     string `yaml:"name"`
+	Type     string `yaml:"type,omitempty"`
+	Match    Match  `yaml:"match,omitempty"`
 	Decision `yaml:",inline"`
 }
 
 // Rename gives the node that holds Member (of type Type, any when empty,
 // compared as Match says: see Link) the canonical name To.
 type Rename struct {
-	Member   string        `yaml:"member"`
-	Type     string        `yaml:"type,omitempty"`
-	Match    resolve.Match `yaml:"match,omitempty"`
-	To       string        `yaml:"to"`
+	Member   string `yaml:"member"`
+	Type     string `yaml:"type,omitempty"`
+	Match    Match  `yaml:"match,omitempty"`
+	To       string `yaml:"to"`
 	Decision `yaml:",inline"`
 }
+
+// Match says how an entry compares its names with the surfaces': by name
+// (the zero value) or as written (MatchSurface).
+type Match = resolve.Match
+
+// MatchSurface names surfaces as written: case, accents and punctuation
+// kept, runs of white space folded.
+const MatchSurface = resolve.MatchSurface
 
 // Surface is one surface form of an entity as the merge log writes it: a
 // name, white space folded, and its type ("" when unknown).

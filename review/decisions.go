@@ -2,7 +2,6 @@ package review
 
 import (
 	"kgforge/consolidate"
-	"kgforge/consolidate/resolve"
 )
 
 // Status is what the overrides file says of an item or a member.
@@ -28,7 +27,7 @@ func surface(m Member) consolidate.Surface { return consolidate.Surface{Name: m.
 // overrides file can name it: the same name as written, of one type. The
 // file cannot tell such a pair apart.
 func sameSurface(a, b Member) bool {
-	return resolve.Ref{Name: a.Name, Type: typeRef(a.Type), Match: resolve.MatchSurface}.Matches(b.Name, b.Type)
+	return consolidate.Single{Name: a.Name, Type: typeRef(a.Type), Match: consolidate.MatchSurface}.Names(surface(b))
 }
 
 // typeRef is a member's type as an overrides entry names it: an unknown
@@ -48,7 +47,7 @@ func pairEntry(a, b Member, d consolidate.Decision) consolidate.Link {
 	if !consolidate.SameName(a.Name, b.Name) {
 		return consolidate.Link{A: a.Name, B: b.Name, Decision: d}
 	}
-	return consolidate.Link{A: a.Name, AType: typeRef(a.Type), B: b.Name, BType: typeRef(b.Type), Match: resolve.MatchSurface, Decision: d}
+	return consolidate.Link{A: a.Name, AType: typeRef(a.Type), B: b.Name, BType: typeRef(b.Type), Match: consolidate.MatchSurface, Decision: d}
 }
 
 // splitEntry is the entry the page writes to split member m off an item:
@@ -57,7 +56,7 @@ func pairEntry(a, b Member, d consolidate.Decision) consolidate.Link {
 func splitEntry(it Item, m Member, d consolidate.Decision) consolidate.Single {
 	for _, o := range it.Members {
 		if (o.Name != m.Name || o.Type != m.Type) && consolidate.SameName(o.Name, m.Name) {
-			return consolidate.Single{Name: m.Name, Type: typeRef(m.Type), Match: resolve.MatchSurface, Decision: d}
+			return consolidate.Single{Name: m.Name, Type: typeRef(m.Type), Match: consolidate.MatchSurface, Decision: d}
 		}
 	}
 	return consolidate.Single{Name: m.Name, Decision: d}

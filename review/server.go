@@ -25,7 +25,6 @@ import (
 
 	"kgforge/bundle"
 	"kgforge/consolidate"
-	"kgforge/consolidate/resolve"
 )
 
 // Defaults of Options.
@@ -280,7 +279,7 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 		case KindPair:
 			v.Status = pairStatus(o, it.Members[0], it.Members[1])
 			v.SameSurface = sameSurface(it.Members[0], it.Members[1])
-			v.BySurface = pairEntry(it.Members[0], it.Members[1], consolidate.Decision{}).Match == resolve.MatchSurface
+			v.BySurface = pairEntry(it.Members[0], it.Members[1], consolidate.Decision{}).Match == consolidate.MatchSurface
 		case KindLink:
 			v.Status = linkStatus(o, it.DataLink.SrcName, it.DataLink.Target)
 			v.Unnamable = linkProblem(it.DataLink) != ""
