@@ -27,7 +27,7 @@ const Format = "kgforge-bundle"
 
 // Version is the format version this package writes. A reader of 1.x
 // accepts any 1.y: minor versions only add files, columns or manifest fields.
-const Version = "1.5"
+const Version = "1.6"
 
 // LatestLink is the name of the symbolic link to the newest bundle in an
 // output directory.

@@ -154,6 +154,7 @@ var mergeLinkColumns = []column[kg.MergeLink]{
 	{"rule", str, func(x *kg.MergeLink) any { return x.Rule }, func(x *kg.MergeLink, v any) { x.Rule = s(v) }},
 	{"decision", str, func(x *kg.MergeLink) any { return x.Decision }, func(x *kg.MergeLink, v any) { x.Decision = s(v) }},
 	{"doubt", f64, func(x *kg.MergeLink) any { return x.Doubt }, func(x *kg.MergeLink, v any) { x.Doubt = v.(float64) }},
+	{"score", f64, func(x *kg.MergeLink) any { return x.Score }, func(x *kg.MergeLink, v any) { x.Score = v.(float64) }},
 }
 
 var linkColumns = []column[kg.Link]{
@@ -174,6 +175,7 @@ var linkColumns = []column[kg.Link]{
 // addedColumns are the columns each file gained after format 1.0: a reader
 // fills them with zero values when an older bundle lacks them.
 var addedColumns = map[string][]string{
-	ChunksFile: {"tokens", "line_start", "line_end", "time_start", "time_end"},
-	MergesFile: {"member_type", "band", "signals", "mentions", "evidence"},
+	ChunksFile:     {"tokens", "line_start", "line_end", "time_start", "time_end"},
+	MergesFile:     {"member_type", "band", "signals", "mentions", "evidence"},
+	MergeLinksFile: {"score"},
 }

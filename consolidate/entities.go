@@ -313,7 +313,7 @@ func entityNodes(surfaces map[string]*surface, r resolved, high, low float64, ju
 			links = append(links, kg.MergeLink{
 				ClusterID: c.ID, BCluster: c.ID, A: surfaces[p.A].name, B: surfaces[p.B].name, Cosine: p.Cosine,
 				Signals: signalStrings(p.Signals), Band: string(p.Band), Rule: string(p.Rule), Decision: "merged",
-				Doubt: mergedDoubt(p, high, low),
+				Doubt: mergedDoubt(p, high, low), Score: p.Score,
 			})
 		}
 		for _, k := range c.Members {
@@ -359,7 +359,7 @@ func entityNodes(surfaces map[string]*surface, r resolved, high, low float64, ju
 		links = append(links, kg.MergeLink{
 			ClusterID: cluster(p.A), BCluster: cluster(p.B), A: surfaces[p.A].name, B: surfaces[p.B].name, Cosine: p.Cosine,
 			Signals: signalStrings(p.Signals), Band: string(p.Band), Rule: string(p.Rule), Decision: "uncertain",
-			Doubt: 1 - min(1, max(0, p.Margin)),
+			Doubt: 1 - min(1, max(0, p.Margin)), Score: p.Score,
 		})
 	}
 	for _, sp := range r.result.Splits {
@@ -371,6 +371,7 @@ func entityNodes(surfaces map[string]*surface, r resolved, high, low float64, ju
 			links = append(links, kg.MergeLink{
 				ClusterID: cluster(p.A), BCluster: cluster(p.B), A: surfaces[p.A].name, B: surfaces[p.B].name, Cosine: p.Cosine,
 				Signals: signalStrings(p.Signals), Band: string(p.Band), Rule: string(sp.Reason), Decision: decision, Doubt: 0.6,
+				Score: p.Score,
 			})
 		}
 	}

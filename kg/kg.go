@@ -255,6 +255,10 @@ type MergeLink struct {
 	Rule      string   `json:"rule"`
 	Decision  string   `json:"decision"` // merged, uncertain, split, cannot_link
 	Doubt     float64  `json:"doubt"`    // 0..1, higher is more doubtful: the review page shows these first
+	// Score is the resolver's calibrated probability that A and B are one
+	// thing (resolve.Pair.Score); 0 when the pair was decided without the
+	// calibrated score. The review page ranks the uncertain pairs by it.
+	Score float64 `json:"score"`
 }
 
 // The link types between the semantic layer and the data layer. A link in

@@ -34,14 +34,18 @@ const (
 	linkCannotLink = "cannot_link"
 )
 
-// likelihood is how likely the two names of an uncertain pair are one
-// thing: the score the page ranks the uncertain band by, most likely first.
-// It is the pair's cosine (the best score the merge log holds until it
-// holds the resolver's calibrated score), and what the page calls it.
-func likelihood(l kg.MergeLink) float64 { return l.Cosine }
-
-// likelihoodName says on the page which score likelihood is.
-const likelihoodName = "cosine"
+// likelihood returns how likely the two names of a pair of the merge log
+// links are one thing — the score the page ranks the uncertain band by,
+// most likely first — and what the page calls it: the resolver's
+// calibrated score (merge_links' score) when the log's uncertain pairs
+// carry one, else their cosine (a bundle before format 1.6, or a resolver
+// that decided by cosine alone).
+func likelihood(links []kg.MergeLink) (score func(kg.MergeLink) float64, name string) {
+	if slices.ContainsFunc(links, func(l kg.MergeLink) bool { return l.Decision == linkUncertain && l.Score > 0 }) {
+		return func(l kg.MergeLink) float64 { return l.Score }, "calibrated score"
+	}
+	return func(l kg.MergeLink) float64 { return l.Cosine }, "cosine"
+}
 
 // maxNeighbours bounds the relationships shown for one node.
 const maxNeighbours = 10
@@ -115,8 +119,9 @@ type Neighbour struct {
 
 // mergeLog is what the page shows, read once from a bundle.
 type mergeLog struct {
-	buildID string
-	items   []Item
+	buildID  string
+	items    []Item
+	rankedBy string // what the uncertain pairs are ranked by (see likelihood)
 }
 
 // nodeInfo is what the page keeps of an entity node.
@@ -152,6 +157,7 @@ func readLog(ctx context.Context, b *bundle.Bundle, contextBytes int) (*mergeLog
 		return nil, fmt.Errorf("review bundle %s: read nodes: %w", b.Dir, err)
 	}
 	items := buildItems(merges, links, dataLinks)
+	_, rankedBy := likelihood(links)
 	if err := describeTargets(b, items, nodes); err != nil {
 		return nil, err
 	}
@@ -220,7 +226,7 @@ func readLog(ctx context.Context, b *bundle.Bundle, contextBytes int) (*mergeLog
 			it.Nodes = append(it.Nodes, *views[id])
 		}
 	}
-	return &mergeLog{buildID: b.Manifest.BuildID, items: items}, nil
+	return &mergeLog{buildID: b.Manifest.BuildID, items: items, rankedBy: rankedBy}, nil
 }
 
 func (v *NodeView) add(n Neighbour) {
@@ -271,8 +277,8 @@ func linkRank(decision string) int {
 }
 
 // buildItems orders the review: pairs by decision (uncertain, merged,
-// split, cannot_link) and within each by rankScore (the uncertain ones
-// most likely duplicates first, the others most doubtful first), with
+// split, cannot_link) and within each the uncertain ones most likely
+// duplicates first (see likelihood), the others most doubtful first, with
 // the data links beside them (see linkItems); then every node of several
 // members, by the highest doubt of its links, then size. Ties are broken
 // by name, so the order is stable.
@@ -335,11 +341,20 @@ func mergeItems(merges []kg.MergeDecision, links []kg.MergeLink) (pairs, nodes [
 		return Member{Name: name, Type: m.MemberType, Merge: m}
 	}
 
+	score, _ := likelihood(links)
+	// rank orders the pairs within their decision, highest first: the
+	// uncertain ones by likelihood, the others by doubt.
+	rank := func(l kg.MergeLink) float64 {
+		if l.Decision == linkUncertain {
+			return score(l)
+		}
+		return l.Doubt
+	}
 	links = slices.Clone(links)
 	slices.SortStableFunc(links, func(x, y kg.MergeLink) int {
 		return cmp.Or(
 			cmp.Compare(linkRank(x.Decision), linkRank(y.Decision)),
-			cmp.Compare(rankScore(y), rankScore(x)),
+			cmp.Compare(rank(y), rank(x)),
 			cmp.Compare(y.Cosine, x.Cosine),
 			strings.Compare(x.A, y.A), strings.Compare(x.B, y.B),
 			strings.Compare(x.ClusterID, y.ClusterID), strings.Compare(x.BCluster, y.BCluster))
@@ -352,7 +367,7 @@ func mergeItems(merges []kg.MergeDecision, links []kg.MergeLink) (pairs, nodes [
 			canonical = clusters[l.ClusterID][0].Canonical
 		}
 		items = append(items, Item{
-			Kind: KindPair, Link: l, Canonical: canonical, ClusterID: l.ClusterID, Doubt: l.Doubt, Likelihood: likelihood(l),
+			Kind: KindPair, Link: l, Canonical: canonical, ClusterID: l.ClusterID, Doubt: l.Doubt, Likelihood: score(l),
 			Members: []Member{member(l.ClusterID, l.A), member(cmp.Or(l.BCluster, l.ClusterID), l.B)},
 		})
 		if l.Decision == linkMerged {
@@ -381,15 +396,6 @@ func mergeItems(merges []kg.MergeDecision, links []kg.MergeLink) (pairs, nodes [
 			strings.Compare(x.Canonical, y.Canonical), strings.Compare(x.ClusterID, y.ClusterID))
 	})
 	return items, multi
-}
-
-// rankScore orders the pairs within their decision, highest first: the
-// uncertain ones by likelihood, the others by doubt.
-func rankScore(l kg.MergeLink) float64 {
-	if l.Decision == linkUncertain {
-		return likelihood(l)
-	}
-	return l.Doubt
 }
 
 func btoi(b bool) int {

@@ -14,15 +14,20 @@ import (
 
 // rankingFixture is a merge log of three uncertain pairs whose doubt
 // (how near each came to its own threshold) orders them otherwise than
-// how likely each is one thing.
-func rankingFixture() bundle.Contents {
+// their cosine, and their calibrated scores (scores, when given) otherwise
+// than both.
+func rankingFixture(scores ...float64) bundle.Contents {
 	var g kg.Graph
 	pair := func(a, b string, cos float64, rule string, doubt float64, signals ...string) {
+		var score float64
+		if len(scores) > 0 {
+			score, scores = scores[0], scores[1:]
+		}
 		na, nb := "n-"+a, "n-"+b
 		g.Nodes = append(g.Nodes, concept(na, a, "Company"), concept(nb, b, "Company"))
 		g.Merges = append(g.Merges, merge(na, a, a, "Company", "single", 1), merge(nb, b, b, "Company", "single", 1))
 		g.MergeLinks = append(g.MergeLinks, kg.MergeLink{
-			ClusterID: na, A: a, B: b, BCluster: nb, Cosine: cos, Signals: signals, Band: "uncertain", Rule: rule, Decision: "uncertain", Doubt: doubt,
+			ClusterID: na, A: a, B: b, BCluster: nb, Cosine: cos, Signals: signals, Band: "uncertain", Rule: rule, Decision: "uncertain", Doubt: doubt, Score: score,
 		})
 	}
 	pair("Serra Brakes", "Serra Brakes S.A.", 0.905, "uncertain_cosine", 0.985, "cosine")
@@ -32,20 +37,37 @@ func rankingFixture() bundle.Contents {
 }
 
 // TestServer_RanksUncertainPairsMostLikelyFirst: the uncertain band is
-// listed by how likely each pair is one thing, not by its doubt, and each
-// pair shows that score and every signal of its merge log row.
+// listed by how likely each pair is one thing, not by its doubt: by the
+// calibrated score of merge_links.parquet when the bundle has one, else by
+// cosine; each pair shows that score and every signal of its merge log
+// row.
 func TestServer_RanksUncertainPairsMostLikelyFirst(t *testing.T) {
-	e := newEnv(t, rankingFixture(), review.Options{})
+	t.Run("cosine", func(t *testing.T) {
+		checkRanking(t, rankingFixture(), []string{"IBM", "Serra Brakes", "Danubia"}, "cosine",
+			func(l kg.MergeLink) float64 { return l.Cosine })
+	})
+	t.Run("calibrated score", func(t *testing.T) {
+		checkRanking(t, rankingFixture(0.74, 0.12, 0.81), []string{"Danubia", "Serra Brakes", "IBM"}, "calibrated score",
+			func(l kg.MergeLink) float64 { return l.Score })
+	})
+}
+
+func checkRanking(t *testing.T, c bundle.Contents, want []string, by string, score func(kg.MergeLink) float64) {
+	t.Helper()
+	e := newEnv(t, c, review.Options{})
 	var got []string
 	for _, it := range e.srv.Items() {
 		got = append(got, it.Link.A)
 	}
-	if want := []string{"IBM", "Serra Brakes", "Danubia"}; !slices.Equal(got, want) {
-		t.Fatalf("uncertain pairs listed %q, want %q (most likely the same first)", got, want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("uncertain pairs listed %q, want %q (most likely the same first, by %s)", got, want, by)
 	}
 	_, page := e.get(t, "/")
+	if !strings.Contains(page, "most likely the same first (by "+by+")") {
+		t.Errorf("the page does not say the pairs are ranked by %s", by)
+	}
 	for n, it := range e.srv.Items() {
-		want := fmt.Sprintf(`data-testid="likelihood-%d">%.2f (cosine)<`, n+1, it.Link.Cosine)
+		want := fmt.Sprintf(`data-testid="likelihood-%d">%.2f (%s)<`, n+1, score(it.Link), by)
 		if !strings.Contains(page, want) {
 			t.Errorf("item %d does not show its likelihood: want %s", n+1, want)
 		}

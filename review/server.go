@@ -219,7 +219,7 @@ type memberView struct {
 
 type pageData struct {
 	BuildID, Overrides, By, Token string
-	RankedBy                      string // what the uncertain pairs are ranked by (likelihoodName)
+	RankedBy                      string // what the uncertain pairs are ranked by (see likelihood)
 	OverridesError                string
 	Counts                        string
 	Items                         []itemView
@@ -253,7 +253,7 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 	first := (page - 1) * s.opts.PageSize
 	last := min(len(items), first+s.opts.PageSize)
 	d := pageData{
-		BuildID: s.data.buildID, Overrides: s.opts.Overrides, By: s.opts.By, Token: s.token, RankedBy: likelihoodName,
+		BuildID: s.data.buildID, Overrides: s.opts.Overrides, By: s.opts.By, Token: s.token, RankedBy: s.data.rankedBy,
 		Total: len(items), First: first + 1, Last: last, Page: page, Pages: pages,
 	}
 	if page > 1 {
