@@ -301,6 +301,11 @@ func fitAndWrite(ctx context.Context, o options, sets []Dataset, modelPath strin
 		return resolve.Model{}, err
 	}
 	pairs := writeFitPairs(samples)
+	root := repoRoot()
+	pairsPath := filepath.Join(root, fitPairsFile)
+	if abs, err := filepath.Abs(modelPath); err != nil || abs != filepath.Join(root, "consolidate", "resolve", "model.json") {
+		pairsPath = modelPath + ".pairs.tsv" // a model other than the committed one keeps its pairs beside it
+	}
 	m, err := fitModel(samples)
 	if err != nil {
 		return m, err
@@ -308,7 +313,7 @@ func fitAndWrite(ctx context.Context, o options, sets []Dataset, modelPath strin
 	info := fitInfo{
 		Command: fmt.Sprintf("go run ./bench/erq -fit %s -sets %s -n %d -seed %d", modelPath, strings.Join(o.sets, ","), o.n, o.seed),
 		Sets:    o.sets, Sample: fmt.Sprintf("-n %d -seed %d", o.n, o.seed), Pairs: len(samples),
-		PairsFile: fitPairsFile, PairsSHA256: digest(pairs), Lambda: fitLambda, Precision: fitPrecision, Recall: fitRecall,
+		PairsFile: filepathRel(root, pairsPath), PairsSHA256: digest(pairs), Lambda: fitLambda, Precision: fitPrecision, Recall: fitRecall,
 		Data: map[string]string{},
 	}
 	for _, s := range samples {
@@ -330,8 +335,7 @@ func fitAndWrite(ctx context.Context, o options, sets []Dataset, modelPath strin
 	if err != nil {
 		return m, err
 	}
-	root := repoRoot()
-	if err := os.WriteFile(filepath.Join(root, fitPairsFile), pairs, 0o644); err != nil {
+	if err := os.WriteFile(pairsPath, pairs, 0o644); err != nil {
 		return m, fmt.Errorf("write fit pairs: %w", err)
 	}
 	if err := os.WriteFile(modelPath, append(out, '\n'), 0o644); err != nil {
@@ -352,6 +356,14 @@ func devFiles(sets []string) []string {
 		out = append(out, files[s]...)
 	}
 	return out
+}
+
+// filepathRel returns path relative to root, or path when it is not under it.
+func filepathRel(root, path string) string {
+	if rel, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return path
 }
 
 func digest(b []byte) string {

@@ -31,6 +31,7 @@ type options struct {
 	model            string
 	batch            int
 	fit              string
+	scoreModel       string
 }
 
 func main() {
@@ -39,6 +40,7 @@ func main() {
 	flag.StringVar(&o.data, "data", "", "the benchmarks folder (default: ../shared/benchmarks beside the repository root)")
 	flag.StringVar(&sets, "sets", strings.Join(allSets, ","), "comma-separated sets to run")
 	flag.StringVar(&methods, "methods", "exact,fuzzy,cosine,kgforge-cosine,kgforge", "comma-separated methods to run (kgforge-cosine: kgforge's rules before calibration)")
+	flag.StringVar(&o.scoreModel, "score-model", "", "kgforge's score model file for the kgforge method (default: the committed consolidate/resolve/model.json), e.g. one fitted without the set measured")
 	flag.StringVar(&o.fit, "fit", "", "fit kgforge's score on the sets instead (default patstat,abt-buy,dblp-acm) and write the model to this file (consolidate/resolve/model.json) and the pairs to "+fitPairsFile)
 	flag.IntVar(&o.n, "n", 500, "gold entities sampled from each pooled set (PATSTAT, Abt-Buy, DBLP-ACM); 0: all")
 	flag.IntVar(&o.docs, "docs", 100, "Re-DocRED documents sampled; 0: all 500")
@@ -188,7 +190,19 @@ func methodsOf(o options) ([]Method, error) {
 		case "cosine":
 			ms = append(ms, Cosine(o.cosine))
 		case "kgforge":
-			ms = append(ms, kgforgeResolver("kgforge", resolve.Config{}))
+			cfg := resolve.Config{}
+			if o.scoreModel != "" {
+				b, err := os.ReadFile(o.scoreModel)
+				if err != nil {
+					return nil, fmt.Errorf("score model: %w", err)
+				}
+				m, err := resolve.ParseModel(b)
+				if err != nil {
+					return nil, fmt.Errorf("score model %s: %w", o.scoreModel, err)
+				}
+				cfg.Model = &m
+			}
+			ms = append(ms, kgforgeResolver("kgforge", cfg))
 		case "kgforge-cosine":
 			ms = append(ms, kgforgeResolver("kgforge-cosine", resolve.Config{Rules: resolve.RulesCosine}))
 		default:

@@ -99,6 +99,10 @@ func (r *resolver) twoAnchors(comp []int) (int, int, bool) {
 // link was judged a match, by a key or an override when the cosine is
 // lower); otherwise the cosine, or MinClusterSim when a vector is missing,
 // so that an unknown similarity neither breaks a cluster nor holds one.
+// Under the calibrated score, a pair that shares rare words as a candidate
+// found by its words does (containment at least tokenLevel) and whose
+// score reaches the uncertain band counts at least MinClusterSim: the
+// score does not call it apart, so it does not break a cluster.
 func (r *resolver) sim(i, j int) float64 {
 	k := pairKey(i, j)
 	if r.cannot[k] || !r.compatible(i, j) || r.anchorsClash(i, j) {
@@ -114,7 +118,42 @@ func (r *resolver) sim(i, j int) float64 {
 	if !ok {
 		return r.cfg.MinClusterSim
 	}
+	if r.model != nil && c < r.cfg.MinClusterSim && r.scoreHolds(i, j, c) {
+		return r.cfg.MinClusterSim // the score does not call them apart
+	}
 	return c
+}
+
+// scoreHolds reports whether the score keeps two members of a group
+// together: they share rare words as a candidate pair found by its words
+// does (IDF-weighted containment at least tokenLevel: the score was fitted
+// on candidate pairs and says nothing of others) and their score reaches
+// the uncertain band, so the score does not call them apart.
+func (r *resolver) scoreHolds(i, j int, c float64) bool {
+	t := r.text
+	if t.names.containment(t.name[i], t.name[j]) < tokenLevel {
+		return false
+	}
+	return r.model.Score(r.values(i, j, r.keysOf(i, j), c)) >= r.model.Uncertain
+}
+
+// keysOf returns the kinds of blocking key entities i and j share.
+func (r *resolver) keysOf(i, j int) keyKind {
+	fi, fj := &r.feat[i], &r.feat[j]
+	var k keyKind
+	if fi.name == fj.name {
+		k |= keyName
+	}
+	if r.keys.corporate && fi.suffix == fj.suffix {
+		k |= keySuffix
+	}
+	if r.keys.corporate && fi.plural == fj.plural {
+		k |= keyPlural
+	}
+	if r.keys.acronyms && ((fi.acrShort != "" && slices.Contains(fj.acrLong, fi.acrShort)) || (fj.acrShort != "" && slices.Contains(fi.acrLong, fj.acrShort))) {
+		k |= keyAcronym
+	}
+	return k
 }
 
 // weakest returns the least similar two members of a group that are not

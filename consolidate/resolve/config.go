@@ -170,7 +170,7 @@ func (c Config) withDefaults() Config {
 	}
 	defInt(&c.Workers, runtime.GOMAXPROCS(0))
 	if c.Rules == "" {
-		c.Rules = RulesCosine
+		c.Rules = RulesScore
 	}
 	return c
 }

@@ -87,6 +87,40 @@
 //     unknown): recorded, not merged.
 //   - anything else stays apart.
 //
+// These are the rules of RulesCosine. Under RulesScore, the default, a
+// candidate pair is decided by the calibrated score instead (below); the
+// number and short-name guards, the incompatible types and equal names stay
+// as they are.
+//
+// # Signals and the calibrated score
+//
+// Candidates also come from rare shared words: each entity is paired with
+// its K type-compatible others of the highest IDF-weighted containment (at
+// least 0.5) among those sharing a name word that at most MaxBlockSize
+// names hold. Every candidate pair gets the values of Features: the
+// cosine, the keys, the IDF-weighted containment and Jaccard of the name
+// words (IDF = ln(1 + n/df) over the build's names), the Jaccard of the
+// character trigrams of the compact names, the IDF-weighted Jaccard of the
+// descriptions' words and of the names of the entities' neighbours
+// (Entity.Neighbours: collective resolution), and whether the names differ
+// only in a variant word — a word that is the only difference between two
+// names of the build in at least two different contexts (a colour, a
+// size, "for Nikon" / "for Canon"). Numbers are compared after normalising
+// their writing (numbersDiffer). The values are in Pair.Values; the
+// signals that agree are listed in Pair.Signals.
+//
+// Under RulesScore, first match wins: guard_number as above; same_name;
+// key_and_cosine (a key and a cosine ≥ Low: the development sets hold too
+// few such pairs to weigh the keys); then the score p of the Model
+// (logistic regression, fitted by bench/erq -fit, model.json): p ≥ Merge
+// merges (rule score) unless a short name without key lacks a cosine ≥
+// ShortHigh (guard_short); a key with p under Uncertain is
+// key_without_cosine; p ≥ Uncertain, or a cosine ≥ Low, is uncertain
+// (uncertain_score); anything else stays apart. Pair.Score holds p and
+// the margin of an uncertain pair is |Merge − p|. The bounds count a pair
+// whose score reaches Uncertain at least MinClusterSim alike, so only a
+// pair the score calls apart (and the cosine too) breaks a cluster.
+//
 // Uncertain pairs whose ends end in different clusters are returned for
 // review, the most doubtful first: by the distance of their cosine from
 // the threshold that would have merged them (Pair.Margin).

@@ -7,8 +7,8 @@ import (
 
 // Candidate is a candidate pair with the values of its signals, in the
 // order of Features: what a model is fitted on. Decided says which rule
-// decides the pair whatever its score (same_name, or a guard: guard_number,
-// guard_variant); such a pair teaches the score nothing.
+// decides the pair whatever its score (same_name, or guard_number); such a
+// pair teaches the score nothing.
 type Candidate struct {
 	A, B    string // entity keys, A < B
 	Values  []float64
@@ -22,6 +22,7 @@ func Candidates(ctx context.Context, entities []Entity, cfg Config) ([]Candidate
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	cfg.Rules, cfg.Model = RulesCosine, nil // the values need no model
 	r, err := newResolver(entities, cfg.withDefaults(), entityKeys)
 	if err != nil {
 		return nil, err
@@ -44,7 +45,7 @@ func Candidates(ctx context.Context, entities []Entity, cfg Config) ([]Candidate
 			k.Decided = RuleGuardNumber
 		case c.keys&keyName != 0:
 			k.Decided = RuleSameName
-		case variantDiffer(r.text.name[i], r.text.name[j], r.variant):
+		case variantDiffer(r.text.name[i], r.text.name[j], r.variant, r.text.names.words):
 			k.Decided = RuleGuardVariant
 		}
 		out = append(out, k)

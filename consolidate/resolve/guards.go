@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // codes returns the words of a name that hold a digit ("sx130",
@@ -80,9 +81,16 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 // "Tee white XL" and "Mug black" / "Mug red" make "black" a variant; so do
 // "Hood for Nikon" / "Hood for Canon" and "Strap for Nikon" / "Strap for
 // Sony" for "nikon"). A context is the set of the other words. Names of
-// more than maxVariantWords words are left out; bags are sorted word ids
-// of a vocabulary of n words.
-func variantWords(bag [][]uint32, n int) []bool {
+// more than maxVariantWords words are left out, and so are words of fewer
+// than minVariantLetters letters: abbreviations and legal-form leftovers
+// ("V", "VNL", "SOC" alternate in the names of one company). Bags are
+// sorted word ids of v.
+func variantWords(bag [][]uint32, v *vocabulary) []bool {
+	n := len(v.df)
+	long := make([]bool, n)
+	for w, id := range v.ids {
+		long[id] = utf8.RuneCountInString(w) >= minVariantLetters
+	}
 	ctx := map[uint64][]uint32{}
 	for _, b := range bag {
 		if len(b) < 2 || len(b) > maxVariantWords {
@@ -111,29 +119,32 @@ func variantWords(bag [][]uint32, n int) []bool {
 	}
 	out := make([]bool, n)
 	for w, c := range contexts {
-		out[w] = c >= 2
+		out[w] = c >= 2 && long[w]
 	}
 	return out
 }
 
+// minVariantLetters is the length from which a variant word guards.
+const minVariantLetters = 4
+
 // maxVariantWords bounds the names variantWords learns from.
 const maxVariantWords = 16
 
-// variantDiffer reports whether two bags differ in exactly one word each
-// and one of the two words is a variant.
-func variantDiffer(a, b []uint32, variant []bool) bool {
+// oneWordEach returns the word each bag has and the other lacks, when
+// each has exactly one.
+func oneWordEach(a, b []uint32) (int, int, bool) {
 	onlyA, onlyB := -1, -1
 	for x, y := 0, 0; x < len(a) || y < len(b); {
 		switch {
 		case y == len(b) || (x < len(a) && a[x] < b[y]):
 			if onlyA >= 0 {
-				return false
+				return 0, 0, false
 			}
 			onlyA = int(a[x])
 			x++
 		case x == len(a) || a[x] > b[y]:
 			if onlyB >= 0 {
-				return false
+				return 0, 0, false
 			}
 			onlyB = int(b[y])
 			y++
@@ -142,5 +153,27 @@ func variantDiffer(a, b []uint32, variant []bool) bool {
 			y++
 		}
 	}
-	return onlyA >= 0 && onlyB >= 0 && (variant[onlyA] || variant[onlyB])
+	return onlyA, onlyB, onlyA >= 0 && onlyB >= 0
+}
+
+// respelling reports whether one word is a prefix of the other
+// ("INTERNAT" / "INTERNATL", "V" / "VNL").
+func respelling(a, b string) bool { return strings.HasPrefix(a, b) || strings.HasPrefix(b, a) }
+
+// substituted reports whether two bags differ in exactly one word each
+// and the two words are not respellings of each other: "John Smith" /
+// "Jane Smith", "Sodium chloride" / "Sodium chlorate", "North Plant" /
+// "South Plant". Such a pair differs in what the word names, or in a
+// typo; only a cosine of at least High tells a typo here.
+func substituted(a, b []uint32, words []string) bool {
+	wa, wb, ok := oneWordEach(a, b)
+	return ok && !respelling(words[wa], words[wb])
+}
+
+// variantDiffer reports whether two bags differ in exactly one word each
+// and one of the two words is a variant, the other not a respelling of it
+// (one a prefix of the other: "INTERNAT" / "INTERNATL").
+func variantDiffer(a, b []uint32, variant []bool, words []string) bool {
+	wa, wb, ok := oneWordEach(a, b)
+	return ok && (variant[wa] || variant[wb]) && !respelling(words[wa], words[wb])
 }

@@ -66,6 +66,10 @@ const (
 	SignalDescription Signal = "description" // IDF-weighted overlap of the descriptions' words
 	SignalType        Signal = "type"        // both types known and equal
 	SignalNeighbours  Signal = "neighbours"  // IDF-weighted overlap of the names they are related to
+	SignalVariant     Signal = "variant"     // the names differ only in a variant word: evidence against
+	// SignalDescriptionNumbers: the descriptions hold different numbers
+	// (another year, another model): evidence against.
+	SignalDescriptionNumbers Signal = "description_numbers"
 )
 
 // Rule names the rule that decided a pair.
@@ -88,6 +92,7 @@ const (
 	RuleGuardNumber     Rule = "guard_number"       // the names differ in a number or date
 	RuleGuardShort      Rule = "guard_short"        // a short name, no key, cosine < ShortHigh
 	RuleGuardVariant    Rule = "guard_variant"      // the names differ only in a variant word (a colour, a size, a counterpart)
+	RuleGuardWords      Rule = "guard_words"        // the names differ in one word each, not a respelling, and the cosine is under High
 	RuleUncertainScore  Rule = "uncertain_score"    // the calibrated score is in the uncertain band
 )
 
@@ -314,13 +319,14 @@ func newResolver(entities []Entity, cfg Config, keys keySet) (*resolver, error) 
 	})
 	if keys.signals {
 		r.text = newTextIndex(r.ents, r.feat)
-		r.variant = variantWords(r.text.name, len(r.text.names.df))
+		r.variant = variantWords(r.text.name, r.text.names)
 		if cfg.Rules == RulesScore {
-			m := DefaultModel()
 			if cfg.Model != nil {
-				m = *cfg.Model
+				r.model = cfg.Model
+			} else {
+				m := DefaultModel()
+				r.model = &m
 			}
-			r.model = &m
 		}
 	}
 	r.stats.Entities = n
@@ -507,8 +513,11 @@ func (r *resolver) decide(i, j int, keys keyKind) (p Pair, merge, uncertain bool
 }
 
 // decideByScore applies the rules of the calibrated score (see the package
-// doc): the guards first, absolute; then equal names merge; then the
-// score's band decides.
+// doc): the guards first, absolute; equal names merge, and so does a key
+// with a cosine of at least Low (two witnesses the development sets hold
+// too few of to weigh); then the score's band decides. A pair the score
+// leaves apart is still shown for review when its cosine reaches Low or a
+// key agrees.
 func (r *resolver) decideByScore(p Pair, i, j int, keys keyKind) (Pair, bool, bool) {
 	fi, fj := &r.feat[i], &r.feat[j]
 	m := r.model
@@ -516,11 +525,11 @@ func (r *resolver) decideByScore(p Pair, i, j int, keys keyKind) (Pair, bool, bo
 		p.Rule, p.Margin = rule, math.Abs(m.Merge-p.Score)
 		return p, false, true
 	}
-	listed := p.Score >= m.Uncertain || keys != 0 || p.Cosine >= r.cfg.Low
 	c := p.Cosine
 	if p.Band == BandNone {
 		c = math.Inf(-1)
 	}
+	listed := p.Score >= m.Uncertain || keys != 0 || c >= r.cfg.Low
 	short := (fi.short || fj.short) && keys == 0 && c < r.cfg.ShortHigh
 	switch {
 	case numbersDiffer(fi, fj):
@@ -530,16 +539,23 @@ func (r *resolver) decideByScore(p Pair, i, j int, keys keyKind) (Pair, bool, bo
 	case keys&keyName != 0:
 		p.Rule = RuleSameName
 		return p, true, false
-	case variantDiffer(r.text.name[i], r.text.name[j], r.variant):
+	case variantDiffer(r.text.name[i], r.text.name[j], r.variant, r.text.names.words):
 		if listed {
 			return doubt(RuleGuardVariant)
 		}
+	case keys != 0 && c >= r.cfg.Low:
+		p.Rule = RuleKeyCosine
+		return p, true, false
 	case p.Score >= m.Merge && short:
 		return doubt(RuleGuardShort)
+	case p.Score >= m.Merge && c < r.cfg.High && substituted(r.text.name[i], r.text.name[j], r.text.names.words):
+		return doubt(RuleGuardWords)
 	case p.Score >= m.Merge:
 		p.Rule = RuleScore
 		return p, true, false
-	case p.Score >= m.Uncertain:
+	case keys != 0 && p.Score < m.Uncertain:
+		return doubt(RuleKeyOnly)
+	case listed:
 		return doubt(RuleUncertainScore)
 	}
 	return p, false, false

@@ -317,7 +317,7 @@ func TestResolve_UncertainOrder(t *testing.T) {
 			ent(string(rune('a'+2*k)), "Left "+strings.Repeat("q", k+1), "", base),
 			ent(string(rune('b'+2*k)), "Right "+strings.Repeat("z", k+1), "", s.near(base, c)))
 	}
-	res := mustResolve(t, ents, Config{})
+	res := mustResolve(t, ents, Config{Rules: RulesCosine})
 	var got []float64
 	for _, p := range res.Uncertain {
 		got = append(got, math.Round(p.Cosine*100)/100)

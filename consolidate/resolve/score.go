@@ -22,10 +22,16 @@ import (
 //   - description: the IDF-weighted Jaccard of the descriptions' words,
 //     description_known 1 when both have one;
 //   - neighbours: the IDF-weighted Jaccard of the names each is related
-//     to in the graph, neighbours_known 1 when both have neighbours.
+//     to in the graph, neighbours_known 1 when both have neighbours;
+//   - description_numbers: 1 when both descriptions hold numbers and they
+//     differ as numbersDiffer compares names (another year, another model);
+//   - length: the number of words of the shorter name over 10, at most 1,
+//     and cosine×length, containment×length: a title of ten words that
+//     shares most of them says less than a company name of two.
 var Features = []Signal{
 	SignalCosine, "key", SignalAcronym, SignalContainment, SignalIDFOverlap, SignalTrigram,
 	SignalDescription, "description_known", SignalNeighbours, "neighbours_known",
+	SignalDescriptionNumbers, "length", "cosine_x_length", "containment_x_length",
 }
 
 // Model is a logistic regression over Features, and its bands: a pair

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // vocabulary numbers words and weighs each by its inverse document
@@ -12,9 +13,10 @@ import (
 // whose bag holds the word. A word most names share ("v", "inc", "the")
 // weighs little; a rare one ("nobel") much.
 type vocabulary struct {
-	ids map[string]uint32
-	df  []int
-	idf []float64
+	ids   map[string]uint32
+	words []string // by id
+	df    []int
+	idf   []float64
 }
 
 // bags numbers the words of every entity's bag, and weighs them.
@@ -27,6 +29,7 @@ func bags(words [][]string) (*vocabulary, [][]uint32) {
 			if !ok {
 				id = uint32(len(v.df))
 				v.ids[w] = id
+				v.words = append(v.words, w)
 				v.df = append(v.df, 0)
 			}
 			out[i] = append(out[i], id)
@@ -93,8 +96,14 @@ func (v *vocabulary) jaccard(a, b []uint32) float64 {
 	return in / u
 }
 
-// nameWords returns the words of a name as NormalizeName spells them.
-func nameWords(name string) []string { return strings.Fields(NormalizeName(name)) }
+// nameWords returns the words of a name as NormalizeName spells them,
+// leaving out those that hold a digit: numbers are the number guard's, and
+// "Station 9" / "Line 9" share no word.
+func nameWords(name string) []string {
+	return slices.DeleteFunc(strings.Fields(NormalizeName(name)), func(w string) bool {
+		return strings.ContainsFunc(w, unicode.IsDigit)
+	})
+}
 
 // descriptionWords returns the words of a description of three letters or
 // more that are not stop words: what two descriptions of one thing share.
@@ -164,13 +173,16 @@ type textIndex struct {
 	names, descs, neigh *vocabulary
 	name, desc, nb      [][]uint32
 	tri                 [][]uint32
+	descNum             []features // the codes and compact form of each description
 }
 
 func newTextIndex(ents []Entity, feat []features) *textIndex {
 	n := len(ents)
 	nw, dw, bw := make([][]string, n), make([][]string, n), make([][]string, n)
-	t := &textIndex{tri: make([][]uint32, n)}
+	t := &textIndex{tri: make([][]uint32, n), descNum: make([]features, n)}
 	for i, e := range ents {
+		dt := strings.Fields(NormalizeName(e.Description))
+		t.descNum[i] = features{name: strings.Join(dt, ""), codes: codes(dt)}
 		nw[i] = nameWords(e.Name)
 		dw[i] = descriptionWords(e.Description)
 		bw[i] = neighbourWords(e.Neighbours)
@@ -205,10 +217,15 @@ func (r *resolver) values(i, j int, keys keyKind, cosine float64) []float64 {
 	x := []float64{
 		max(0, cosine), b(keys&(keySuffix|keyPlural) != 0), b(keys&keyAcronym != 0),
 		t.names.containment(t.name[i], t.name[j]), t.names.jaccard(t.name[i], t.name[j]), setJaccard(t.tri[i], t.tri[j]),
-		0, 0, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 0,
 	}
+	long := min(1, float64(min(len(t.name[i]), len(t.name[j])))/10)
+	x[11], x[12], x[13] = long, x[0]*long, x[3]*long
 	if len(t.desc[i]) > 0 && len(t.desc[j]) > 0 {
 		x[6], x[7] = t.descs.jaccard(t.desc[i], t.desc[j]), 1
+	}
+	if di, dj := &t.descNum[i], &t.descNum[j]; len(di.codes) > 0 && len(dj.codes) > 0 {
+		x[10] = b(numbersDiffer(di, dj))
 	}
 	if len(t.nb[i]) > 0 && len(t.nb[j]) > 0 {
 		x[8], x[9] = t.neigh.jaccard(t.nb[i], t.nb[j]), 1
@@ -234,10 +251,14 @@ func (r *resolver) addSignals(p *Pair, i, j int, keys keyKind) {
 	}{
 		{SignalContainment, x[3], containmentLevel}, {SignalIDFOverlap, x[4], idfOverlapLevel},
 		{SignalTrigram, x[5], trigramLevel}, {SignalDescription, x[6], descriptionLevel}, {SignalNeighbours, x[8], neighboursLevel},
+		{SignalDescriptionNumbers, x[10], 1},
 	} {
 		if s.v >= s.level {
 			p.Signals = append(p.Signals, s.s)
 		}
+	}
+	if variantDiffer(r.text.name[i], r.text.name[j], r.variant, r.text.names.words) {
+		p.Signals = append(p.Signals, SignalVariant)
 	}
 	if ti, tj := r.feat[i].typ, r.feat[j].typ; ti != "" && ti == tj {
 		p.Signals = append(p.Signals, SignalType)

@@ -68,7 +68,7 @@ func TestVariantWordGuardLearnsFromTheBuild(t *testing.T) {
 		"AKZO NOBEL", "AKZO NOBLE", "Tee XL",
 	}
 	x := indexOf(names...)
-	variant := variantWords(x.name, len(x.names.df))
+	variant := variantWords(x.name, x.names)
 	at := func(n string) []uint32 { return x.name[slices.Index(names, n)] }
 	for _, tt := range []struct {
 		a, b string
@@ -81,7 +81,7 @@ func TestVariantWordGuardLearnsFromTheBuild(t *testing.T) {
 		{"Tee black XL", "Tee XL", false},   // one side only has the extra word
 		{"Mug black", "Tee black XL", false},
 	} {
-		if got := variantDiffer(at(tt.a), at(tt.b), variant); got != tt.want {
+		if got := variantDiffer(at(tt.a), at(tt.b), variant, x.names.words); got != tt.want {
 			t.Errorf("variantDiffer(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
 		}
 	}
@@ -92,7 +92,7 @@ func TestVariantWordGuardLearnsFromTheBuild(t *testing.T) {
 func scoreModel() *Model {
 	return &Model{
 		Features: Features, Intercept: -40,
-		Coefficients: []float64{40, 0, 0, 38, 0, 0, 0, 0, 0, 0},
+		Coefficients: []float64{40, 0, 0, 38, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 		Merge:        0.5, Uncertain: 0.1,
 	}
 }
@@ -138,7 +138,7 @@ func TestSignalsDescriptionNeighboursAndTypeInTheMergeLog(t *testing.T) {
 	ents := []Entity{
 		{Key: "a", Name: "Kestrel Alloys", Type: "organization", Vector: a, Description: "aluminium alloy supplier in Porto",
 			Neighbours: []string{"Porto plant", "Velora Cycles"}},
-		{Key: "b", Name: "Kestrel Alloys Ltd", Type: "organization", Vector: s.near(a, 0.95), Description: "supplier of aluminium alloy",
+		{Key: "b", Name: "Kestrel Alloys Porto", Type: "organization", Vector: s.near(a, 0.95), Description: "supplier of aluminium alloy",
 			Neighbours: []string{"Porto Plant"}},
 	}
 	res := mustResolve(t, ents, Config{Rules: RulesScore, Model: scoreModel()})
@@ -146,7 +146,7 @@ func TestSignalsDescriptionNeighboursAndTypeInTheMergeLog(t *testing.T) {
 		t.Fatalf("clusters = %+v, want one merge", res.Clusters)
 	}
 	p := res.Clusters[0].Merges[0]
-	for _, want := range []Signal{SignalSuffix, SignalCosine, SignalContainment, SignalDescription, SignalNeighbours, SignalType} {
+	for _, want := range []Signal{SignalCosine, SignalContainment, SignalDescription, SignalNeighbours, SignalType} {
 		if !slices.Contains(p.Signals, want) {
 			t.Errorf("signals %v lack %s", p.Signals, want)
 		}
@@ -161,25 +161,41 @@ func TestSignalsDescriptionNeighboursAndTypeInTheMergeLog(t *testing.T) {
 
 func TestScoreGuardsStayAbsolute(t *testing.T) {
 	var s space
-	a, v := s.axis(), s.axis()
+	a, v, w := s.axis(), s.axis(), s.axis()
 	ents := []Entity{
 		ent("s1", "Station 1", "facility", a), ent("s2", "Station 2", "facility", s.near(a, 0.999)),
 		ent("t1", "Tee black XL", "product", v), ent("t2", "Tee white XL", "product", s.near(v, 0.999)),
 		ent("m1", "Mug black", "product", s.axis()), ent("m2", "Mug white", "product", s.axis()),
+		ent("j1", "John Smith", "person", w), ent("j2", "Jane Smith", "person", s.near(w, 0.9)),
 		ent("c1", "SX130-IS", "product", s.axis()),
 	}
 	res := mustResolve(t, ents, Config{Rules: RulesScore, Model: scoreModel()})
-	for _, pair := range [][2]string{{"s1", "s2"}, {"t1", "t2"}} {
-		if together(res, pair[0], pair[1]) {
-			t.Errorf("%s and %s merged", pair[0], pair[1])
+	for _, tt := range []struct {
+		a, b string
+		rule Rule
+	}{
+		{"s1", "s2", RuleGuardNumber},
+		{"t1", "t2", RuleGuardVariant}, // black and white are variants of the build
+		{"j1", "j2", RuleGuardWords},   // one word each, not a respelling, cosine under High
+	} {
+		if together(res, tt.a, tt.b) {
+			t.Errorf("%s and %s merged", tt.a, tt.b)
+		}
+		if u := uncertainPair(res, tt.a, tt.b); u == nil || u.Rule != tt.rule || u.Score < 0.5 {
+			t.Errorf("%s / %s: %+v, want uncertain by %s with a merging score", tt.a, tt.b, u, tt.rule)
 		}
 	}
-	rules := map[string]Rule{}
-	for _, p := range res.Uncertain {
-		rules[p.A+"-"+p.B] = p.Rule
-	}
-	if rules["s1-s2"] != RuleGuardNumber || rules["t1-t2"] != RuleGuardVariant {
-		t.Errorf("uncertain rules = %v, want s1-s2 guard_number, t1-t2 guard_variant", rules)
+}
+
+func TestSubstitutedAndRespelling(t *testing.T) {
+	x := indexOf("John Smith", "Jane Smith", "ADIDAS INTERNAT MARKETING", "ADIDAS INTERNATL MARKETING", "Sodium chloride", "Sodium chlorate", "Acme", "Acme Widgets")
+	for _, tt := range []struct {
+		a, b int
+		want bool
+	}{{0, 1, true}, {2, 3, false}, {4, 5, true}, {6, 7, false}} {
+		if got := substituted(x.name[tt.a], x.name[tt.b], x.names.words); got != tt.want {
+			t.Errorf("substituted(%d, %d) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
 	}
 }
 
