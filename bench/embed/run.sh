@@ -43,6 +43,7 @@ ort() {
 }
 uptime | tee -a "$OUT/uptime.log"
 
+grid() {
 # Ollama, one slot: num_thread 1 at every batch size (its vectors are the
 # reference), then the server's default threads on a small sample (slow
 # under load: its threads spin waiting for each other).
@@ -63,4 +64,22 @@ ort --model "$E/minilm.onnx" --batches 1,16,64,256,1024 --threads 1 --label "fp3
 ort --model "$E/minilm.onnx" --batches 16,64,256 --threads 2 --label "fp32 graph, 2 threads"
 ort --model "$E/minilm.onnx" --batches 64 --threads 2 --spin --label "fp32 graph, 2 threads, spinning"
 uptime | tee -a "$OUT/uptime.log"
+}
+
+# CPU seconds per name on all N_ALL distinct names (the machine is shared:
+# CPU time, not wall time, says what an idle core does), Ollama with one
+# thread (no spinning, so its CPU time is work) and ONNX Runtime with one.
+cpu() {
+  local n=${N_ALL:-0}
+  start_server 1
+  ollama -n "$n" -batches 64,256 -c 1 -num-thread 1 -runner-pid "$(cat "$pidf")" \
+    -label "cpu: OLLAMA_NUM_PARALLEL=1 num_thread=1" -vectors "$OUT/all"
+  stop_server
+  "$E/venv/bin/python" bench/embed/ort_bench.py --names "$OUT/all.txt" --tokenizer "$MODEL_DIR/tokenizer.json" \
+    --ollama "$OUT/all.f32" --out "$OUT/results.jsonl" --model "$E/minilm.onnx" --batches 64,256 --threads 1 \
+    --save "$OUT/all-ort.f32" --label "cpu: fp32 graph, 1 thread" ${ST:+--st "$MODEL_DIR"}
+  uptime | tee -a "$OUT/uptime.log"
+}
+
+for step in ${STEPS:-grid cpu}; do "$step"; done
 log "done: $OUT/results.jsonl"
