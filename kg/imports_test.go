@@ -12,12 +12,13 @@ import (
 )
 
 // allowed is DESIGN.md's package table: what each package may import of
-// kgforge. stages also uses llm (the client it hands to extract) and
-// internal/duck (the build's DuckDB settings), both below it in the table.
+// kgforge. stages also uses llm (the client it hands to extract),
+// onnxembed (the in-process embedder it wires) and internal/duck (the
+// build's DuckDB settings), all below it in the table.
 var allowed = map[string][]string{
 	"cmd/kgforge":    {"*"},
 	"pipelines":      {"kg"},
-	"stages":         {"ingest", "ingest/all", "extract", "consolidate", "consolidate/resolve", "consolidate/link", "load", "bundle", "pipelines", "kg", "llm", "internal/duck"},
+	"stages":         {"ingest", "ingest/all", "extract", "consolidate", "consolidate/resolve", "consolidate/link", "load", "bundle", "pipelines", "kg", "llm", "internal/duck", "onnxembed"},
 	"ingest":         {"kg", "internal/duck"},
 	"ingest/all":     {"ingest/tabular", "ingest/html", "ingest/docx", "ingest/pdf", "ingest/records", "ingest/xlsx", "ingest/sqldb"},
 	"ingest/tabular": {"ingest", "kg", "internal/duck"},

@@ -24,9 +24,10 @@ type Files struct {
 }
 
 // DefaultFiles returns where scripts/onnx.sh puts the files under cacheDir
-// (~/.cache/kgforge): KGFORGE_ONNXRUNTIME_LIB, when set, names the library.
+// (~/.cache/kgforge): KGFORGE_ONNXRUNTIME_LIB, when set, names the library,
+// and KGFORGE_ONNX_DIR the folder of model.onnx and tokenizer.json.
 func DefaultFiles(cacheDir string) Files {
-	dir := filepath.Join(cacheDir, "models", "all-MiniLM-L6-v2-onnx")
+	dir := cmp.Or(os.Getenv("KGFORGE_ONNX_DIR"), filepath.Join(cacheDir, "models", "all-MiniLM-L6-v2-onnx"))
 	lib := cmp.Or(os.Getenv("KGFORGE_ONNXRUNTIME_LIB"), filepath.Join(cacheDir, "onnxruntime", "libonnxruntime.so."+LibraryVersion))
 	return Files{Library: lib, Graph: filepath.Join(dir, "model.onnx"), Tokenizer: filepath.Join(dir, "tokenizer.json")}
 }
@@ -48,6 +49,20 @@ var (
 	envOnce sync.Once
 	envErr  error
 )
+
+// Present reports whether every file exists.
+func (f Files) Present() bool {
+	for _, p := range []string{f.Library, f.Graph, f.Tokenizer} {
+		if _, err := os.Stat(p); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// ModelName is the pipeline's embed_model this package stands in for: the
+// Ollama name of the one model it runs.
+const ModelName = "all-minilm:l6-v2"
 
 // Open loads the library (once per process), the tokenizer and the graph,
 // with threads intra-op threads (0: 2) that sleep rather than spin while

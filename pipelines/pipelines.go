@@ -91,10 +91,40 @@ type LLM struct {
 	Concurrency int    `yaml:"concurrency"` // parallel extraction calls; match OLLAMA_NUM_PARALLEL
 	MaxContext  int    `yaml:"max_context"`
 	MaxOutput   int    `yaml:"max_output"`
+	// EmbedRuntime says what embeds entity names: onnx (in process through
+	// ONNX Runtime, the files of scripts/onnx.sh; all-minilm:l6-v2 only),
+	// ollama (the server), or auto (the default: onnx when its files are
+	// there and the model is all-minilm:l6-v2, else ollama).
+	EmbedRuntime EmbedRuntime `yaml:"embed_runtime"`
 	// Endpoints are several servers serving the same models, used instead
 	// of OLLAMA_HOST: each request goes to the least-loaded one, and
 	// Concurrency is the sum of their slots.
 	Endpoints []Endpoint `yaml:"endpoints"`
+}
+
+// EmbedRuntime is what embeds entity names (LLM.EmbedRuntime).
+type EmbedRuntime string
+
+// The embedding runtimes.
+const (
+	EmbedAuto   EmbedRuntime = "auto"
+	EmbedONNX   EmbedRuntime = "onnx"
+	EmbedOllama EmbedRuntime = "ollama"
+)
+
+// ONNXModel is the one embed_model embed_runtime onnx runs.
+const ONNXModel = "all-minilm:l6-v2"
+
+func checkEmbedRuntime(bad func(string, any, string), l LLM) {
+	switch l.EmbedRuntime {
+	case "", EmbedAuto, EmbedOllama: // "": a pipeline not read from a file
+	case EmbedONNX:
+		if l.EmbedModel != ONNXModel {
+			bad("llm.embed_model", l.EmbedModel, "must be "+ONNXModel+" with llm.embed_runtime onnx (the one model it runs); use embed_runtime ollama for another")
+		}
+	default:
+		bad("llm.embed_runtime", l.EmbedRuntime, "must be auto, onnx or ollama")
+	}
 }
 
 // Endpoint is one LLM server and how many requests it works on at once.
@@ -302,7 +332,7 @@ func Default() Pipeline {
 		Root:     ".",
 		Output:   "out",
 		Chunking: Chunking{Size: 300, Overlap: 40},
-		LLM:      LLM{ChatModel: "gemma3:270m", EmbedModel: "all-minilm:l6-v2", Concurrency: 1, MaxContext: 8192, MaxOutput: 512},
+		LLM:      LLM{ChatModel: "gemma3:270m", EmbedModel: "all-minilm:l6-v2", EmbedRuntime: EmbedAuto, Concurrency: 1, MaxContext: 8192, MaxOutput: 512},
 		Extract:  Extract{Prompt: "extract.tmpl", Evidence: EvidenceSentences, Mode: ExtractAuto},
 		Neo4j:    Neo4j{Mode: Neo4jAuto, BatchSize: 5000},
 		DuckDB:   DuckDB{Threads: 2, MemoryLimit: "2GB"},
@@ -422,6 +452,7 @@ func (p *Pipeline) Validate() error {
 		bad("llm.chat_model", `""`, "is required")
 	}
 	checkEndpoints(bad, p.LLM)
+	checkEmbedRuntime(bad, p.LLM)
 	if p.LLM.MaxContext < 1024 {
 		bad("llm.max_context", p.LLM.MaxContext, "must be at least 1024 tokens")
 	}

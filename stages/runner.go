@@ -303,13 +303,22 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 // embedder returns the entity embedder, asking the server for the
 // embedding model's digest.
 func (rn *Runner) embedder(ctx context.Context, p *pipelines.Pipeline, digests *modelDigests) (*consolidate.ModelEmbedder, error) {
-	d, err := digests.get(ctx, p.LLM.EmbedModel)
-	if err != nil {
-		return nil, fmt.Errorf("resolve entities: embedding model %s: %w", p.LLM.EmbedModel, err)
-	}
 	vcache, err := OpenDiskCache(filepath.Join(rn.CacheDir, "embed"))
 	if err != nil {
 		return nil, err
+	}
+	if m, err := onnxEmbedder(p); err != nil || m != nil {
+		if m == nil {
+			return nil, err
+		}
+		if rn.Log != nil {
+			rn.Log.Info("embedding entities in process through ONNX Runtime", "model", p.LLM.EmbedModel, "digest", m.Digest())
+		}
+		return &consolidate.ModelEmbedder{Send: m.Embed, Model: p.LLM.EmbedModel, Digest: m.Digest(), Cache: vcache, Batch: onnxBatch}, nil
+	}
+	d, err := digests.get(ctx, p.LLM.EmbedModel)
+	if err != nil {
+		return nil, fmt.Errorf("resolve entities: embedding model %s: %w", p.LLM.EmbedModel, err)
 	}
 	return &consolidate.ModelEmbedder{Send: rn.LLM.Embed, Model: p.LLM.EmbedModel, Digest: d, Cache: vcache}, nil
 }

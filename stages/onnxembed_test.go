@@ -1,0 +1,64 @@
+package stages
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"kgforge/pipelines"
+)
+
+// TestEmbedderRuntimeONNXWithoutFilesFailsNamingTheScript: a pipeline that
+// asks for embed_runtime onnx on a machine without the files fails, naming
+// the missing file and the script that provisions it.
+func TestEmbedderRuntimeONNXWithoutFilesFailsNamingTheScript(t *testing.T) {
+	p, c := noServerPipeline(t, nil, "  - {name: docs, paths: [\"*.md\"]}\n")
+	p.LLM.EmbedRuntime = pipelines.EmbedONNX
+	t.Setenv("KGFORGE_ONNX_DIR", t.TempDir())
+	rn := &Runner{LLM: c, CacheDir: t.TempDir()}
+	_, err := rn.embedder(context.Background(), p, &modelDigests{client: c})
+	if err == nil || !strings.Contains(err.Error(), "scripts/onnx.sh") || !strings.Contains(err.Error(), "embed_runtime onnx") {
+		t.Fatalf("embedder: %v; want an error naming embed_runtime onnx and scripts/onnx.sh", err)
+	}
+}
+
+// TestEmbedderAutoFallsBackToOllamaWithoutONNXFiles: auto without the files
+// embeds through the server (here a closed one, which the error names).
+func TestEmbedderAutoFallsBackToOllamaWithoutONNXFiles(t *testing.T) {
+	p, c := noServerPipeline(t, nil, "  - {name: docs, paths: [\"*.md\"]}\n")
+	if p.LLM.EmbedRuntime != pipelines.EmbedAuto {
+		t.Fatalf("default embed_runtime %q, want auto", p.LLM.EmbedRuntime)
+	}
+	t.Setenv("KGFORGE_ONNX_DIR", t.TempDir())
+	rn := &Runner{LLM: c, CacheDir: t.TempDir()}
+	_, err := rn.embedder(context.Background(), p, &modelDigests{client: c})
+	if err == nil || !strings.Contains(err.Error(), closedServer) {
+		t.Fatalf("embedder: %v; want the server's error (auto falls back to Ollama)", err)
+	}
+}
+
+// TestEmbedderAutoRunsONNXWhenProvisioned: with scripts/onnx.sh's files
+// (make test provisions them) auto embeds in process, and the vectors are
+// cached under the graph's digest, not the server's.
+func TestEmbedderAutoRunsONNXWhenProvisioned(t *testing.T) {
+	if os.Getenv("KGFORGE_INTEGRATION") == "" {
+		t.Skip("KGFORGE_INTEGRATION not set (needs scripts/onnx.sh up)")
+	}
+	p, c := noServerPipeline(t, nil, "  - {name: docs, paths: [\"*.md\"]}\n")
+	rn := &Runner{LLM: c, CacheDir: t.TempDir()}
+	e, err := rn.embedder(context.Background(), p, &modelDigests{client: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(e.Digest, "onnx-sha256:") {
+		t.Fatalf("embedder digest %q; want the ONNX graph's (onnx-sha256:...)", e.Digest)
+	}
+	vecs, err := e.Embed(context.Background(), []string{"Kestrel Alloys", "Velora Cycles"})
+	if err != nil || len(vecs) != 2 || len(vecs[0]) != 384 {
+		t.Fatalf("Embed: %d vectors, %v", len(vecs), err)
+	}
+	if _, err := e.Embed(context.Background(), []string{"Kestrel Alloys"}); err != nil || e.Hits != 1 {
+		t.Errorf("second Embed of the same name: %d cache hits, %v; want 1", e.Hits, err)
+	}
+}
