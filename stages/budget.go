@@ -91,7 +91,7 @@ func (b *build) budgetLimit() int64 {
 // bound, so that a first build is not refused on a guess.
 func (b *build) checkBudget(ctx context.Context) error {
 	limit := b.budgetLimit()
-	if limit <= 0 || b.p.Extract.Skip {
+	if limit <= 0 || b.p.Extract.Skip || b.rn.Reduce { // a reduce extracts nothing
 		return nil
 	}
 	f, err := b.forecast(ctx)

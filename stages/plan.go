@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"kgforge/extract"
 	"kgforge/ingest"
@@ -82,7 +81,7 @@ type Estimate struct {
 // (the cache keys hold them), never for a reply.
 func (rn *Runner) Forecast(ctx context.Context, p *pipelines.Pipeline) (_ *Forecast, err error) {
 	b := rn.newBuild(p)
-	b.st = &state{dir: filepath.Join(b.outDir, StateDir)} // read only: openState would clean it
+	b.st = readState(b.outDir) // read only: openState would create and clean it
 	defer func() {
 		if b.root != nil {
 			err = errors.Join(err, b.root.Close())
@@ -103,6 +102,9 @@ func (b *build) forecast(ctx context.Context) (*Forecast, error) {
 	pl := &planner{b: b, f: f}
 	digests := map[string]string{}
 	for _, found := range b.found {
+		if !b.runsSource(found) {
+			continue // another shard's (shard.go)
+		}
 		u, err := pl.source(ctx, found)
 		if err != nil {
 			return nil, err
@@ -201,6 +203,9 @@ func (pl *planner) extract(ctx context.Context, u *sourceUnit) error {
 	var byID map[string]kg.Chunk
 	doc := -1
 	for _, bm := range u.meta.Batches {
+		if !b.owns(bm) {
+			continue // another shard's (shard.go)
+		}
 		addr, err := b.extractAddress(ctx, bm)
 		if err != nil {
 			return err

@@ -80,15 +80,18 @@ func hashShard(n int, parts ...string) int {
 // mine reports whether this run extracts the unit bm: every run does, but
 // a shard only those whose chunk ids hash to it.
 func (b *build) mine(bm batchMeta) bool {
-	s := b.rn.Shard
-	if s.N == 0 {
-		return true
-	}
-	if hashShard(s.N, bm.Chunks...) != s.I {
+	if !b.owns(bm) {
 		b.count(func(p *Plan) { p.OtherShards++ })
 		return false
 	}
 	return true
+}
+
+// owns reports whether this run's shard owns the extract unit bm (every
+// run that is not a shard owns every unit).
+func (b *build) owns(bm batchMeta) bool {
+	s := b.rn.Shard
+	return s.N == 0 || hashShard(s.N, bm.Chunks...) == s.I
 }
 
 // runsSource reports whether this run runs (or reuses) the unit of f. A

@@ -350,3 +350,36 @@ func TestParseShard(t *testing.T) {
 		}
 	}
 }
+
+// TestForecast_AShardPlansItsOwnUnits: the plan of a shard counts the
+// extract units that shard would run, so the four shards' plans add up to
+// the unsharded plan, and each matches what its shard then runs.
+func TestForecast_AShardPlansItsOwnUnits(t *testing.T) {
+	p := shardCorpus(t)
+	ctx := context.Background()
+	c, _ := fakeOllama(t, false)
+	out, cache := t.TempDir(), t.TempDir()
+	whole, err := (&Runner{LLM: c, CacheDir: cache, OutDir: out, CodeVersion: shardCode}).Forecast(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := 0
+	for i := range 4 {
+		rn := &Runner{LLM: c, CacheDir: cache, OutDir: out, CodeVersion: shardCode, Shard: Shard{I: i, N: 4}}
+		f, err := rn.Forecast(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := rn.Run(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Units["extract"].Run != rep.Plan.Units["extract"].Run {
+			t.Errorf("shard %d/4 planned %d extract units and ran %d", i, f.Units["extract"].Run, rep.Plan.Units["extract"].Run)
+		}
+		sum += f.Units["extract"].Run
+	}
+	if sum != whole.Units["extract"].Run || sum == 0 {
+		t.Errorf("the shards planned %d extract units; the unsharded plan %d", sum, whole.Units["extract"].Run)
+	}
+}

@@ -57,6 +57,13 @@ func openState(outDir string, clean bool) (*state, error) {
 	return s, nil
 }
 
+// readState is the state directory of outDir, to be read only: nothing is
+// created or cleaned (a missing directory holds no segment).
+func readState(outDir string) *state {
+	dir := filepath.Join(outDir, StateDir)
+	return &state{dir: dir, segs: &localStore{dir: filepath.Join(dir, segmentsDir)}}
+}
+
 // address returns the content address of a unit: the SHA-256 of its kind
 // and inputs, as JSON. Inputs must marshal the same way for the same
 // meaning (structs and sorted maps do).
