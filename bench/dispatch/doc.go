@@ -8,7 +8,11 @@
 // slot, as a build's extract workers do.
 //
 // The ideal is every slot busy from the first request to the last: the sum
-// of the delays over N×slots. The efficiency is that over the wall time.
+// of the delays over N×slots (slowed slots counted at their speed). The
+// efficiency is that over the wall time. The greedy time is the same
+// requests placed, in order, on the slot that frees first, with no
+// overhead: greedy over wall leaves out what the end of a run must leave
+// idle, and so isolates the dispatch's and HTTP's own cost.
 //
 //	go run ./bench/dispatch                      # N = 1, 2, 4, 8, 16
 //	go run ./bench/dispatch -n 16 -slots 4 -per-slot 40 -json out.json

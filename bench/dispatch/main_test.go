@@ -29,4 +29,7 @@ func TestRunSendsEveryRequestThroughTheDispatch(t *testing.T) {
 	if want := work.Seconds() / 5; r.IdealS < want*0.999 || r.IdealS > want*1.001 {
 		t.Errorf("ideal %v s, want %v s", r.IdealS, want)
 	}
+	if r.GreedyS < r.IdealS {
+		t.Errorf("greedy schedule %v s shorter than the ideal %v s", r.GreedyS, r.IdealS)
+	}
 }
