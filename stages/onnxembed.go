@@ -23,6 +23,10 @@ var onnxModels struct {
 // "Embedding throughput").
 const onnxBatch = 16
 
+// ollamaEmbedBatch is the texts per /api/embed request: Ollama's best on
+// this machine's measurement, one request at a time (more slots did worse).
+const ollamaEmbedBatch = 256
+
 // onnxEmbedder returns the in-process embedder the pipeline's
 // llm.embed_runtime asks for, or nil for Ollama: onnx requires the files
 // of scripts/onnx.sh; auto uses them when they are there and the model is

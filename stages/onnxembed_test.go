@@ -62,3 +62,19 @@ func TestEmbedderAutoRunsONNXWhenProvisioned(t *testing.T) {
 		t.Errorf("second Embed of the same name: %d cache hits, %v; want 1", e.Hits, err)
 	}
 }
+
+// TestEmbedderOllamaSendsBatchesOf256: through the server, names go 256 to a
+// request (the fastest batch measured; the old default was 64), under the
+// server's digest.
+func TestEmbedderOllamaSendsBatchesOf256(t *testing.T) {
+	p, c := noServerPipeline(t, nil, "  - {name: docs, paths: [\"*.md\"]}\n")
+	p.LLM.EmbedRuntime = pipelines.EmbedOllama
+	rn := &Runner{LLM: c, CacheDir: t.TempDir()}
+	e, err := rn.embedder(context.Background(), p, &modelDigests{client: c, got: map[string]string{p.LLM.EmbedModel: "sha256:abc"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Batch != 256 || e.Digest != "sha256:abc" {
+		t.Errorf("Ollama embedder: batch %d, digest %q; want 256 and the server's digest", e.Batch, e.Digest)
+	}
+}

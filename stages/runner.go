@@ -320,7 +320,7 @@ func (rn *Runner) embedder(ctx context.Context, p *pipelines.Pipeline, digests *
 	if err != nil {
 		return nil, fmt.Errorf("resolve entities: embedding model %s: %w", p.LLM.EmbedModel, err)
 	}
-	return &consolidate.ModelEmbedder{Send: rn.LLM.Embed, Model: p.LLM.EmbedModel, Digest: d, Cache: vcache}, nil
+	return &consolidate.ModelEmbedder{Send: rn.LLM.Embed, Model: p.LLM.EmbedModel, Digest: d, Cache: vcache, Batch: ollamaEmbedBatch}, nil
 }
 
 // judge returns the LLM judge of uncertain pairs, asking the server for
