@@ -43,7 +43,7 @@ var allowed = map[string][]string{
 	"bench/synth":    {"kg"},
 	"bench/agentq":   {"agent", "agent/eval", "bundle", "llm", "pipelines", "stages"},
 	"bench/engine":   {"stages"},
-	"bench/embed":    {"llm"},
+	"bench/embed":    {"llm", "onnxembed"},
 	"onnxembed":      {},
 	"llm":            {},
 	"internal/duck":  {},

@@ -21,7 +21,8 @@ type options struct {
 	data, host, model, out, vectors string
 	batches                         []int
 	concurrency, n, numThread       int
-	runnerPID                       int
+	runnerPID, threads              int
+	runtime                         string
 	seed                            uint64
 	label                           string
 }
@@ -56,6 +57,8 @@ func main() {
 	flag.Uint64Var(&o.seed, "seed", 1, "seed of the sample's order")
 	flag.IntVar(&o.numThread, "num-thread", 0, "Ollama's num_thread option; 0: the server's default")
 	flag.IntVar(&o.runnerPID, "runner-pid", 0, "pid of the server (its model runner is found among its children) whose CPU time to record")
+	flag.StringVar(&o.runtime, "runtime", "ollama", "ollama (the server at -host) or onnx (onnxembed in process, the pipeline's path; files of scripts/onnx.sh)")
+	flag.IntVar(&o.threads, "threads", 1, "ONNX Runtime intra-op threads (-runtime onnx)")
 	flag.StringVar(&o.label, "label", "", "free text kept with each result (server settings)")
 	flag.StringVar(&o.out, "out", "", "append one JSON line per result to this file")
 	flag.StringVar(&o.vectors, "vectors", "", "write the sample's names (NAME.txt) and vectors of the last batch size (NAME.f32) here")
@@ -78,6 +81,9 @@ func run(ctx context.Context, o options) error {
 	names, err := loadNames(o.data, o.n, o.seed)
 	if err != nil {
 		return err
+	}
+	if o.runtime == "onnx" {
+		return runONNX(ctx, o, names)
 	}
 	c := &server{url: strings.TrimRight(o.host, "/") + "/api/embed", model: o.model, options: map[string]any{}}
 	if o.numThread > 0 {

@@ -81,5 +81,26 @@ cpu() {
   uptime | tee -a "$OUT/uptime.log"
 }
 
-for step in ${STEPS:-grid cpu}; do "$step"; done
+# The pipeline's own path: onnxembed (Go) on all names, 1 and 2 threads,
+# its vectors compared with Ollama's from the cpu step.
+gopath() {
+  local t
+  for t in 1 2; do
+    "$E/embedbench" -runtime onnx -data "$DATA" -n "${N_ALL:-0}" -batches 8,16,64 -threads $t \
+      -label "go: onnxembed, $t thread(s)" -out "$OUT/results.jsonl" -vectors "$OUT/all-go"
+  done
+  "$E/venv/bin/python" - "$OUT" <<'PY'
+import sys, numpy as np
+d = sys.argv[1]
+names = open(f"{d}/all.txt").read().split("\n")[:-1]
+assert names == open(f"{d}/all-go.txt").read().split("\n")[:-1], "samples differ"
+a, b = (np.fromfile(f"{d}/{f}.f32", np.float32).reshape(len(names), -1) for f in ("all", "all-go"))
+c = (a * b).sum(1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)
+print(f"go vs ollama: {len(names)} names, cosine min {c.min():.4f}, 1st percentile {np.percentile(c, 1):.6f}, "
+      f"below 0.9999: {(c < 0.9999).sum()}")
+PY
+  uptime | tee -a "$OUT/uptime.log"
+}
+
+for step in ${STEPS:-grid cpu gopath}; do "$step"; done
 log "done: $OUT/results.jsonl"
