@@ -86,7 +86,7 @@ cpu() {
 gopath() {
   local t
   for t in 1 2; do
-    "$E/embedbench" -runtime onnx -data "$DATA" -n "${N_ALL:-0}" -batches 8,16,64 -threads $t \
+    "$E/embedbench" -runtime onnx -data "$DATA" -n "${N_ALL:-0}" -batches 16,64 -threads $t \
       -label "go: onnxembed, $t thread(s)" -out "$OUT/results.jsonl" -vectors "$OUT/all-go"
   done
   "$E/venv/bin/python" - "$OUT" <<'PY'
