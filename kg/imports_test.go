@@ -44,6 +44,7 @@ var allowed = map[string][]string{
 	"bench/agentq":   {"agent", "agent/eval", "bundle", "llm", "pipelines", "stages"},
 	"bench/engine":   {"stages"},
 	"bench/embed":    {"llm", "onnxembed"},
+	"bench/dispatch": {"llm"},
 	"onnxembed":      {},
 	"llm":            {},
 	"internal/duck":  {},
