@@ -88,8 +88,14 @@ type FileInfo struct {
 
 // Contents is what a build puts in a bundle besides the data file.
 type Contents struct {
-	Sources  []kg.Source
-	Chunks   []kg.Chunk
+	Sources []kg.Source
+	Chunks  []kg.Chunk
+	// EachChunk, when set, stands for Chunks: the writer calls it once
+	// and writes each chunk it yields as it comes (indexing its text for
+	// search on the way), so that a build need not hold every chunk's
+	// text in memory. It must yield the same chunks in the same order
+	// every time.
+	EachChunk func(fn func(kg.Chunk) error) error
 	Triplets []kg.Triplet
 	Tables   []kg.Table
 	Graph    kg.Graph
@@ -231,32 +237,39 @@ func (w *Writer) closeData() error {
 // manifest, fills m's counts and vectors, and returns the names of the
 // files the bundle holds, the data file included.
 func (w *Writer) writeFiles(c Contents, m *Manifest) ([]string, error) {
-	posts, docs := buildPostings(c.Chunks, c.Graph.Nodes)
+	pb := newPostingBuilder()
+	var posts []Posting
+	var docs []PostingDoc
 	writes := []struct {
 		name string
-		fn   func(string) error
-		rows int
+		fn   func(string) (int, error)
 	}{
-		{NodesFile, func(p string) error { return writeParquet(p, nodeColumns, c.Graph.Nodes) }, len(c.Graph.Nodes)},
-		{EdgesFile, func(p string) error { return writeParquet(p, edgeColumns, c.Graph.Edges) }, len(c.Graph.Edges)},
-		{ChunksFile, func(p string) error { return writeParquet(p, chunkColumns, c.Chunks) }, len(c.Chunks)},
-		{SourcesFile, func(p string) error { return writeParquet(p, sourceColumns, c.Sources) }, len(c.Sources)},
-		{TripletsFile, func(p string) error { return writeParquet(p, tripletColumns, c.Triplets) }, len(c.Triplets)},
-		{MergesFile, func(p string) error { return writeParquet(p, mergeColumns, c.Graph.Merges) }, len(c.Graph.Merges)},
-		{MergeLinksFile, func(p string) error { return writeParquet(p, mergeLinkColumns, c.Graph.MergeLinks) }, len(c.Graph.MergeLinks)},
-		{LinksFile, func(p string) error { return writeParquet(p, linkColumns, c.Graph.Links) }, len(c.Graph.Links)},
-		{TablesFile, func(p string) error { return writeJSON(p, nonNilTables(c.Tables)) }, len(c.Tables)},
-		{PostingsFile, func(p string) error { return writeParquet(p, postingColumns, posts) }, len(posts)},
-		{PostingDocsFile, func(p string) error { return writeParquet(p, postingDocColumns, docs) }, len(docs)},
+		{NodesFile, func(p string) (int, error) { return writeParquetFrom(p, nodeColumns, sliceRows(c.Graph.Nodes)) }},
+		{EdgesFile, func(p string) (int, error) { return writeParquetFrom(p, edgeColumns, sliceRows(c.Graph.Edges)) }},
+		{ChunksFile, func(p string) (int, error) { return writeParquetFrom(p, chunkColumns, c.chunks(pb)) }},
+		{SourcesFile, func(p string) (int, error) { return writeParquetFrom(p, sourceColumns, sliceRows(c.Sources)) }},
+		{TripletsFile, func(p string) (int, error) { return writeParquetFrom(p, tripletColumns, sliceRows(c.Triplets)) }},
+		{MergesFile, func(p string) (int, error) { return writeParquetFrom(p, mergeColumns, sliceRows(c.Graph.Merges)) }},
+		{MergeLinksFile, func(p string) (int, error) {
+			return writeParquetFrom(p, mergeLinkColumns, sliceRows(c.Graph.MergeLinks))
+		}},
+		{LinksFile, func(p string) (int, error) { return writeParquetFrom(p, linkColumns, sliceRows(c.Graph.Links)) }},
+		{TablesFile, func(p string) (int, error) { return len(c.Tables), writeJSON(p, nonNilTables(c.Tables)) }},
+		{PostingsFile, func(p string) (int, error) {
+			posts, docs = pb.finish(c.Graph.Nodes) // after the chunks file: every chunk is indexed
+			return writeParquetFrom(p, postingColumns, sliceRows(posts))
+		}},
+		{PostingDocsFile, func(p string) (int, error) { return writeParquetFrom(p, postingDocColumns, sliceRows(docs)) }},
 	}
 	written := []string{DataFile}
 	m.Counts = map[string]int64{}
 	for _, wr := range writes {
-		if err := wr.fn(filepath.Join(w.tmp, wr.name)); err != nil {
+		n, err := wr.fn(filepath.Join(w.tmp, wr.name))
+		if err != nil {
 			return nil, err
 		}
 		written = append(written, wr.name)
-		m.Counts[strings.TrimSuffix(strings.TrimSuffix(wr.name, ".parquet"), ".json")] = int64(wr.rows)
+		m.Counts[strings.TrimSuffix(strings.TrimSuffix(wr.name, ".parquet"), ".json")] = int64(n)
 	}
 	for _, t := range c.Tables {
 		m.Counts["rows:"+t.Name] = t.Rows
@@ -283,6 +296,28 @@ func (w *Writer) writeFiles(c Contents, m *Manifest) ([]string, error) {
 		m.Vectors[v.Name] = VectorInfo{Model: v.Model, Dim: v.Dim, Rows: int64(len(v.IDs))}
 	}
 	return written, nil
+}
+
+// chunks yields the contents' chunks, from EachChunk when set, indexing
+// each one's text in pb on the way.
+func (c Contents) chunks(pb *postingBuilder) func(yield func(*kg.Chunk) error) error {
+	return func(yield func(*kg.Chunk) error) error {
+		each := c.EachChunk
+		if each == nil {
+			each = func(fn func(kg.Chunk) error) error {
+				for _, ch := range c.Chunks {
+					if err := fn(ch); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+		}
+		return each(func(ch kg.Chunk) error {
+			pb.chunk(ch)
+			return yield(&ch)
+		})
+	}
 }
 
 // checksumFiles records the size and SHA-256 of each written file in m,

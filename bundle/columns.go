@@ -41,7 +41,15 @@ func schemaOf[T any](cols []column[T]) *arrow.Schema {
 
 // writeParquet writes rows to path as zstd-compressed Parquet and fsyncs it.
 func writeParquet[T any](path string, cols []column[T], rows []T) error {
-	return createFile(path, func(f io.Writer) error {
+	_, err := writeParquetFrom(path, cols, sliceRows(rows))
+	return err
+}
+
+// writeParquetFrom writes the rows each yields to path as Parquet,
+// streaming: it holds one row group at a time, however many rows there
+// are. It returns how many rows it wrote.
+func writeParquetFrom[T any](path string, cols []column[T], each func(yield func(*T) error) error) (n int, err error) {
+	err = createFile(path, func(f io.Writer) error {
 		schema := schemaOf(cols)
 		props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd),
 			parquet.WithMaxRowGroupLength(rowGroupRows), parquet.WithCreatedBy("kgforge"))
@@ -51,17 +59,37 @@ func writeParquet[T any](path string, cols []column[T], rows []T) error {
 		if err != nil {
 			return err
 		}
-		if err := recordBatches(schema, cols, rows, w.Write); err != nil {
-			return err
+		if n, err = recordBatchesFrom(schema, cols, each, w.Write); err != nil {
+			return errors.Join(err, w.Close())
 		}
 		return w.Close()
 	})
+	return n, err
 }
 
-// recordBatches builds rows into record batches of rowGroupRows rows (one
-// empty batch when there are no rows, so the file has a schema and a row
-// group) and hands each to write.
+// sliceRows yields the rows of a slice in order.
+func sliceRows[T any](rows []T) func(yield func(*T) error) error {
+	return func(yield func(*T) error) error {
+		for i := range rows {
+			if err := yield(&rows[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// recordBatches builds rows into record batches, as recordBatchesFrom does.
 func recordBatches[T any](schema *arrow.Schema, cols []column[T], rows []T, write func(arrow.RecordBatch) error) error {
+	_, err := recordBatchesFrom(schema, cols, sliceRows(rows), write)
+	return err
+}
+
+// recordBatchesFrom builds the rows each yields into record batches of
+// rowGroupRows rows (one empty batch when there are no rows, so the file
+// has a schema and a row group) and hands each to write. It returns how
+// many rows there were.
+func recordBatchesFrom[T any](schema *arrow.Schema, cols []column[T], each func(yield func(*T) error) error, write func(arrow.RecordBatch) error) (int, error) {
 	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
 	defer b.Release()
 	flush := func() error {
@@ -69,20 +97,24 @@ func recordBatches[T any](schema *arrow.Schema, cols []column[T], rows []T, writ
 		defer rec.Release()
 		return write(rec)
 	}
-	for i := range rows {
+	n := 0
+	err := each(func(row *T) error {
 		for j, c := range cols {
-			appendValue(b.Field(j), c.get(&rows[i]))
+			appendValue(b.Field(j), c.get(row))
 		}
-		if (i+1)%rowGroupRows == 0 {
-			if err := flush(); err != nil {
-				return err
-			}
+		n++
+		if n%rowGroupRows == 0 {
+			return flush()
 		}
+		return nil
+	})
+	if err != nil {
+		return n, err
 	}
-	if len(rows)%rowGroupRows != 0 || len(rows) == 0 {
-		return flush()
+	if n%rowGroupRows != 0 || n == 0 {
+		return n, flush()
 	}
-	return nil
+	return n, nil
 }
 
 func appendValue(b array.Builder, v any) {

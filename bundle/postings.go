@@ -73,62 +73,83 @@ func Terms(text string) []string {
 // interned and the postings bucketed per term, so the cost is linear in the
 // text but for sorting the distinct terms.
 func buildPostings(chunks []kg.Chunk, nodes []kg.Node) ([]Posting, []PostingDoc) {
-	type docTF struct{ doc, tf int32 }
-	ids := map[string]int32{}
-	var terms []string
-	var buckets [][]docTF
-	var docs []PostingDoc
-	var seq []int32
-	add := func(id, kind, text string) {
-		seq = seq[:0]
-		for _, t := range Terms(text) {
-			n, ok := ids[t]
-			if !ok {
-				n = int32(len(terms))
-				ids[t], terms, buckets = n, append(terms, t), append(buckets, nil)
-			}
-			seq = append(seq, n)
-		}
-		if len(seq) == 0 {
-			return
-		}
-		doc := int32(len(docs))
-		docs = append(docs, PostingDoc{Doc: len(docs), ID: id, Kind: kind, Len: len(seq)})
-		slices.Sort(seq)
-		for i := 0; i < len(seq); {
-			j := i + 1
-			for j < len(seq) && seq[j] == seq[i] {
-				j++
-			}
-			buckets[seq[i]] = append(buckets[seq[i]], docTF{doc, int32(j - i)})
-			i = j
-		}
-	}
+	pb := newPostingBuilder()
 	for _, c := range chunks {
-		add(c.ID, string(kg.NodeChunk), c.Text)
+		pb.chunk(c)
 	}
+	return pb.finish(nodes)
+}
+
+// postingBuilder indexes documents one at a time, so that chunks streamed
+// to their file are indexed on the way and their text is not kept: it
+// holds the interned terms and each term's postings.
+type postingBuilder struct {
+	ids     map[string]int32
+	terms   []string
+	buckets [][]docTF
+	docs    []PostingDoc
+	seq     []int32
+}
+
+type docTF struct{ doc, tf int32 }
+
+func newPostingBuilder() *postingBuilder { return &postingBuilder{ids: map[string]int32{}} }
+
+// chunk indexes a chunk's text.
+func (pb *postingBuilder) chunk(c kg.Chunk) { pb.add(c.ID, string(kg.NodeChunk), c.Text) }
+
+func (pb *postingBuilder) add(id, kind, text string) {
+	pb.seq = pb.seq[:0]
+	for _, t := range Terms(text) {
+		n, ok := pb.ids[t]
+		if !ok {
+			n = int32(len(pb.terms))
+			pb.ids[t], pb.terms, pb.buckets = n, append(pb.terms, t), append(pb.buckets, nil)
+		}
+		pb.seq = append(pb.seq, n)
+	}
+	if len(pb.seq) == 0 {
+		return
+	}
+	doc := int32(len(pb.docs))
+	pb.docs = append(pb.docs, PostingDoc{Doc: len(pb.docs), ID: id, Kind: kind, Len: len(pb.seq)})
+	seq := pb.seq
+	slices.Sort(seq)
+	for i := 0; i < len(seq); {
+		j := i + 1
+		for j < len(seq) && seq[j] == seq[i] {
+			j++
+		}
+		pb.buckets[seq[i]] = append(pb.buckets[seq[i]], docTF{doc, int32(j - i)})
+		i = j
+	}
+}
+
+// finish indexes the nodes that are not chunks, after the chunks, and
+// returns the postings sorted by term, then document.
+func (pb *postingBuilder) finish(nodes []kg.Node) ([]Posting, []PostingDoc) {
 	for _, n := range nodes {
 		if n.Kind == kg.NodeChunk {
 			continue
 		}
-		add(n.ID, string(n.Kind), n.Name+"\n"+strings.Join(n.Aliases, "\n")+"\n"+n.Description)
+		pb.add(n.ID, string(n.Kind), n.Name+"\n"+strings.Join(n.Aliases, "\n")+"\n"+n.Description)
 	}
 	// Sorted by term, the rows of one term lie together: a reader that
 	// filters by term skips the row groups whose range misses it.
-	order := make([]int32, len(terms))
+	order := make([]int32, len(pb.terms))
 	total := 0
 	for i := range order {
 		order[i] = int32(i)
-		total += len(buckets[i])
+		total += len(pb.buckets[i])
 	}
-	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(terms[a], terms[b]) })
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(pb.terms[a], pb.terms[b]) })
 	posts := make([]Posting, 0, total)
 	for _, t := range order {
-		for _, d := range buckets[t] {
-			posts = append(posts, Posting{Term: terms[t], Doc: int(d.doc), TF: int(d.tf)})
+		for _, d := range pb.buckets[t] {
+			posts = append(posts, Posting{Term: pb.terms[t], Doc: int(d.doc), TF: int(d.tf)})
 		}
 	}
-	return posts, docs
+	return posts, pb.docs
 }
 
 var postingColumns = []column[Posting]{
