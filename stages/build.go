@@ -254,14 +254,19 @@ func (b *build) close() error {
 }
 
 // assembled is everything the global steps need, read back from the
-// segments in plan order. This is where a build still holds its whole
-// corpus in memory: resolution compares every mention with every other.
+// segments in plan order. Chunks are held without their text, which
+// resolution does not read (unless the build has tables: linking finds
+// row entities and column rules in the text); the bundle streams the text
+// from the segments (eachChunk). What a build still holds whole is the
+// graph's input: every triplet and mention, since resolution compares
+// every mention with every other.
 type assembled struct {
 	sources  []kg.Source
-	chunks   []kg.Chunk
+	chunks   []kg.Chunk // without their text, unless the build has tables
 	tables   []kg.Table
 	triplets []kg.Triplet
-	entities []kg.Mention // grounded entities, also those in no triplet
+	entities []kg.Mention  // grounded entities, also those in no triplet
+	docs     []*sourceUnit // the documents whose chunks the bundle holds, in plan order
 }
 
 // assemble reads the segments of the plan back, copies the tables into the
@@ -275,6 +280,7 @@ func (b *build) assemble(ctx context.Context, units []sourceUnit) (assembled, er
 	start := time.Now()
 	defer func() { b.rep.stage("assemble", start, len(units)) }()
 	taken := map[string]bool{}
+	keepText := hasTables(units)
 	b.sourceDigests = map[string]string{}
 	for i := range units {
 		u := &units[i]
@@ -295,23 +301,8 @@ func (b *build) assemble(ctx context.Context, units []sourceUnit) (assembled, er
 			a.tables = append(a.tables, ts...)
 			continue
 		}
-		chunks, err := b.chunksOf(ctx, u)
-		if err != nil {
+		if err := b.assembleDocument(ctx, &a, u, keepText); err != nil {
 			return a, err
-		}
-		a.chunks = append(a.chunks, chunks...)
-		for _, addr := range u.extract {
-			b.segments = append(b.segments, addr)
-			err := b.readExtract(ctx, addr, func(res extract.Result, m extractMeta) {
-				a.triplets = append(a.triplets, res.Triplets...)
-				a.entities = append(a.entities, res.Entities...)
-				for _, r := range m.Rejected {
-					b.rep.reject(r.Stage, r.Item, r.Reason)
-				}
-			})
-			if err != nil {
-				return a, err
-			}
 		}
 	}
 	if err := ingest.FindKeys(ctx, b.db, a.tables); err != nil {
@@ -320,6 +311,80 @@ func (b *build) assemble(ctx context.Context, units []sourceUnit) (assembled, er
 	slices.SortFunc(a.triplets, func(x, y kg.Triplet) int { return strings.Compare(x.ID, y.ID) })
 	b.log.Info("extraction done", "chunks", len(a.chunks), "triplets", len(a.triplets), "entities", len(a.entities))
 	return a, nil
+}
+
+// assembleDocument reads back a document's chunks (their text only when
+// keepText) and what its extract units found.
+func (b *build) assembleDocument(ctx context.Context, a *assembled, u *sourceUnit, keepText bool) error {
+	a.docs = append(a.docs, u)
+	err := b.eachChunkOf(ctx, u, func(c kg.Chunk) error {
+		if !keepText {
+			c.Text = ""
+		}
+		a.chunks = append(a.chunks, c)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, addr := range u.extract {
+		b.segments = append(b.segments, addr)
+		err := b.readExtract(ctx, addr, func(res extract.Result, m extractMeta) {
+			a.triplets = append(a.triplets, res.Triplets...)
+			a.entities = append(a.entities, res.Entities...)
+			for _, r := range m.Rejected {
+				b.rep.reject(r.Stage, r.Item, r.Reason)
+			}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hasTables reports whether a build has a table source that loaded.
+func hasTables(units []sourceUnit) bool {
+	for _, u := range units {
+		if u.meta.Source.Kind.IsTable() && u.reject == "" && u.meta.Reject == "" && len(u.meta.Tables) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// eachChunkOf yields a document's chunks, streamed from its segment (or
+// from memory while the unit still holds them).
+func (b *build) eachChunkOf(ctx context.Context, u *sourceUnit, fn func(kg.Chunk) error) error {
+	if u.chunks != nil || u.meta.Reject != "" || len(u.meta.Batches) == 0 {
+		for _, c := range u.chunks {
+			if err := fn(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	seg, err := b.st.segment(u.addr)
+	if err != nil {
+		return fmt.Errorf("source %s: %w", u.found.Rel, err)
+	}
+	if err := bundle.ReadChunks(ctx, filepath.Join(seg, chunksFile), fn); err != nil {
+		return fmt.Errorf("source %s: read its chunks: %w", u.found.Rel, err)
+	}
+	return nil
+}
+
+// eachChunk yields every chunk of the bundle with its text, streamed from
+// the segments in plan order: what the bundle writer reads (EachChunk).
+func (b *build) eachChunk(ctx context.Context, a assembled) func(fn func(kg.Chunk) error) error {
+	return func(fn func(kg.Chunk) error) error {
+		for _, u := range a.docs {
+			if err := b.eachChunkOf(ctx, u, fn); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }
 
 // copyTables copies a table source's tables from its segment into the

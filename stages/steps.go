@@ -80,7 +80,7 @@ func (b *build) commit(a assembled, c consolidated) error {
 		m.Prompts["judge.tmpl"] = c.judge.PromptVersion()
 	}
 	contents := bundle.Contents{
-		Sources: a.sources, Chunks: a.chunks, Triplets: a.triplets, Tables: a.tables, Graph: graph,
+		Sources: a.sources, EachChunk: b.eachChunk(context.Background(), a), Triplets: a.triplets, Tables: a.tables, Graph: graph,
 		MergeReport: consolidate.MergeReport(graph, c.out.Resolution),
 		LinkReport:  consolidate.LinkReport(graph, c.out.Tables),
 	}
