@@ -272,8 +272,9 @@ func TestRunner_FourShardsTogetherThenReduceEqualUnsharded(t *testing.T) {
 }
 
 // TestRunner_ReduceNamesTheMissingUnitsAndAPlainBuildReduces runs three
-// shards of four: the reduce fails naming the fourth's units and publishes
-// nothing; once the fourth has run, a plain build asks the model nothing.
+// shards of four (their reports match docs/run-report.schema.json): the
+// reduce fails naming the fourth's units and publishes nothing; once the
+// fourth has run, a plain build asks the model nothing.
 func TestRunner_ReduceNamesTheMissingUnitsAndAPlainBuildReduces(t *testing.T) {
 	p := shardCorpus(t)
 	ctx := context.Background()
@@ -288,7 +289,14 @@ func TestRunner_ReduceNamesTheMissingUnitsAndAPlainBuildReduces(t *testing.T) {
 		return rep
 	}
 	for i := range 3 {
-		shard(i)
+		rep := shard(i)
+		raw, err := os.ReadFile(filepath.Join(out, "reports", rep.BuildID+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range validateReport(t, loadSchema(t), raw) {
+			t.Errorf("shard %d/4's report: %s", i, e)
+		}
 	}
 	_, err := (&Runner{LLM: c, CacheDir: cache, OutDir: out, CodeVersion: shardCode, Reduce: true}).Run(ctx, p)
 	var me *MissingError
