@@ -53,6 +53,7 @@ var allowed = map[string][]string{
 
 	"consolidate/resolve": {"kg"},
 	"consolidate/link":    {"kg", "consolidate/resolve", "internal/duck"},
+	"stages/temporal":     {"stages", "pipelines", "extract", "llm"},
 }
 
 // owners says which one package may import each outside system.
@@ -69,6 +70,7 @@ var owners = map[string]string{
 	"github.com/mattn/go-sqlite3":               "ingest/sqldb",
 	"github.com/petar-dambovaliev/aho-corasick": "consolidate/link",
 	"github.com/yalue/onnxruntime_go":           "onnxembed",
+	"go.temporal.io":                            "stages/temporal",
 }
 
 type pkg struct {

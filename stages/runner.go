@@ -416,6 +416,12 @@ func loadNeo4j(ctx context.Context, cfg load.Config, dir string, log *slog.Logge
 	return st, errors.Join(err, l.Close(ctx))
 }
 
+// WriteReport writes rep beside the bundles of outDir as reports/BUILD.json,
+// replacing the one its build wrote, and returns the file's path.
+func WriteReport(outDir string, rep *Report) (string, error) {
+	return filepath.Join(outDir, "reports", rep.BuildID+".json"), writeReport(outDir, rep)
+}
+
 // writeReport writes the report beside the bundles as reports/BUILD.json.
 func writeReport(outDir string, rep *Report) error {
 	dir := filepath.Join(outDir, "reports")
