@@ -29,6 +29,8 @@ func buildCmd(g *globals) *cobra.Command {
 		reduce               bool
 		plan                 bool
 		maxTokens            int64
+		engine               string
+		shards               int
 	)
 	cmd := &cobra.Command{
 		Use:   "build --pipeline FILE",
@@ -68,7 +70,14 @@ func buildCmd(g *globals) *cobra.Command {
 				}
 				return printPlan(cmd.Context(), rn, p, jsonReport)
 			}
+			run, err := engineRun(engine, rn, shards, g)
+			if err != nil {
+				return usageError(err)
+			}
 			pr := newProgress(g.log, progressInterval, stderrIsTerminal())
+			if engine != "local" {
+				pr = nil // a temporal build's client logs the workflow's progress
+			}
 			if pr != nil {
 				rn.Progress = pr
 				if bar, ok := pr.(*progressBar); ok {
@@ -84,7 +93,7 @@ func buildCmd(g *globals) *cobra.Command {
 				}
 			case pipelines.Neo4jNever:
 			}
-			rep, err := rn.Run(cmd.Context(), p)
+			rep, err := run(cmd.Context(), p)
 			if pr != nil { // the display ends before the summary is printed
 				pr.finish()
 				g.logOut.set(os.Stderr)
@@ -132,6 +141,10 @@ func buildCmd(g *globals) *cobra.Command {
 	cmd.Flags().IntVar(&keep, "keep", 0, "keep the newest N bundles, removing older ones and the state no kept bundle needs (0: keep all)")
 	cmd.Flags().StringVar(&shard, "shard", "", "run shard I/N of a scaled-out build: only the extract units whose chunks hash to I, no bundle (auto/N: I from $"+stages.ShardIndexEnv+"; docs/scale.md)")
 	cmd.Flags().BoolVar(&reduce, "reduce", false, "finish a scaled-out build: extract nothing, fail naming any extract unit no shard stored, then resolve, link, bundle and load")
+	cmd.Flags().StringVar(&engine, "engine", "local", "local: run the build in this process; temporal: run it as a workflow on `kgforge worker` processes (docs/temporal.md)")
+	cmd.Flags().IntVar(&shards, "shards", 4, "with --engine temporal: the shard activities the extract units are split into")
+	cmd.MarkFlagsMutuallyExclusive("engine", "shard")
+	cmd.MarkFlagsMutuallyExclusive("engine", "reduce")
 	return cmd
 }
 

@@ -113,7 +113,7 @@ func newRoot(g *globals) *cobra.Command {
 	}
 	root.PersistentFlags().StringVar(&g.logFormat, "log-format", "text", "log format on stderr: text or json")
 	root.PersistentFlags().BoolVarP(&g.verbose, "verbose", "v", false, "log debug messages")
-	root.AddCommand(buildCmd(g), validateCmd(), graphDiffCmd(), askCmd(g), mcpCmd(g), queryCmd(g), loadCmd(g), bundleCmd(g), reviewCmd(g), evalCmd(g))
+	root.AddCommand(buildCmd(g), validateCmd(), graphDiffCmd(), askCmd(g), workerCmd(g), mcpCmd(g), queryCmd(g), loadCmd(g), bundleCmd(g), reviewCmd(g), evalCmd(g))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
 	return root
 }
