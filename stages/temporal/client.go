@@ -101,6 +101,10 @@ func RunWorker(ctx context.Context, acts *Activities, opt WorkerOptions) error {
 		// The workflow's code is a few lines; 1 s (the default) can pass
 		// on a loaded machine before it yields, failing the task.
 		DeadlockDetectionTimeout: 10 * time.Second,
+		// The SDK sends a heartbeat at most every 0.8 × the timeout (16 s
+		// of 20 s) and would leave a loaded machine 4 s of slack before the
+		// server takes a live activity for dead and runs it twice.
+		MaxHeartbeatThrottleInterval: 5 * time.Second,
 	})
 	w.RegisterWorkflowWithOptions(BuildWorkflow, workflow.RegisterOptions{Name: WorkflowName})
 	w.RegisterActivityWithOptions(acts.Shard, activity.RegisterOptions{Name: ShardActivity})
