@@ -99,27 +99,35 @@
 // least 0.5) among those sharing a name word that at most MaxBlockSize
 // names hold. Every candidate pair gets the values of Features: the
 // cosine, the keys, the IDF-weighted containment and Jaccard of the name
-// words (IDF = ln(1 + n/df) over the build's names), the Jaccard of the
-// character trigrams of the compact names, the IDF-weighted Jaccard of the
-// descriptions' words and of the names of the entities' neighbours
-// (Entity.Neighbours: collective resolution), and whether the names differ
-// only in a variant word — a word that is the only difference between two
-// names of the build in at least two different contexts (a colour, a
-// size, "for Nikon" / "for Canon"). Numbers are compared after normalising
-// their writing (numbersDiffer). The values are in Pair.Values; the
-// signals that agree are listed in Pair.Signals.
+// words (IDF = ln(1 + n/df) over the build's names; words holding a digit
+// left out), the Jaccard of the character trigrams of the compact names,
+// the IDF-weighted Jaccard of the descriptions' words and of the names of
+// the entities' neighbours (Entity.Neighbours: collective resolution),
+// whether the descriptions' numbers differ, and the names' length. The
+// values are in Pair.Values; the signals that agree are listed in
+// Pair.Signals.
 //
-// Under RulesScore, first match wins: guard_number as above; same_name;
-// key_and_cosine (a key and a cosine ≥ Low: the development sets hold too
-// few such pairs to weigh the keys); then the score p of the Model
-// (logistic regression, fitted by bench/erq -fit, model.json): p ≥ Merge
-// merges (rule score) unless a short name without key lacks a cosine ≥
-// ShortHigh (guard_short); a key with p under Uncertain is
+// Under RulesScore, first match wins: guard_number, with numbers compared
+// after normalising their writing (numbersDiffer); same_name;
+// guard_variant, when the names differ in one word each and one is a
+// variant word of the build — a word of four letters or more that is the
+// only difference between two names in at least two different contexts
+// (a colour, a size, "for Nikon" / "for Canon") — and neither word is a
+// prefix of the other; key_and_cosine (a key and a cosine ≥ Low: the
+// development sets hold too few such pairs to weigh the keys); then the
+// score p of the Model (logistic regression, fitted by bench/erq -fit,
+// model.json): p ≥ Merge merges (rule score) unless a short name without
+// key lacks a cosine ≥ ShortHigh (guard_short) or, under High, the names
+// differ in one word each that is not a respelling (guard_words: "John
+// Smith" / "Jane Smith"); a key with p under Uncertain is
 // key_without_cosine; p ≥ Uncertain, or a cosine ≥ Low, is uncertain
-// (uncertain_score); anything else stays apart. Pair.Score holds p and
-// the margin of an uncertain pair is |Merge − p|. The bounds count a pair
-// whose score reaches Uncertain at least MinClusterSim alike, so only a
-// pair the score calls apart (and the cosine too) breaks a cluster.
+// (uncertain_score); anything else stays apart. The guards never merge;
+// a guarded pair is uncertain when its score reaches Uncertain, its
+// cosine Low or a key agrees. Pair.Score holds p and the margin of an
+// uncertain pair is |Merge − p|. In the bounds, a pair that shares rare
+// words as a candidate does (containment ≥ 0.5) and whose score reaches
+// Uncertain counts at least MinClusterSim alike; the score is consulted
+// for no other pair, as it was fitted on candidate pairs.
 //
 // Uncertain pairs whose ends end in different clusters are returned for
 // review, the most doubtful first: by the distance of their cosine from

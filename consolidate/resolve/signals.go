@@ -249,8 +249,11 @@ func (r *resolver) addSignals(p *Pair, i, j int, keys keyKind) {
 		v     float64
 		level float64
 	}{
-		{SignalContainment, x[3], containmentLevel}, {SignalIDFOverlap, x[4], idfOverlapLevel},
-		{SignalTrigram, x[5], trigramLevel}, {SignalDescription, x[6], descriptionLevel}, {SignalNeighbours, x[8], neighboursLevel},
+		{SignalContainment, x[3], containmentLevel},
+		{SignalIDFOverlap, x[4], idfOverlapLevel},
+		{SignalTrigram, x[5], trigramLevel},
+		{SignalDescription, x[6], descriptionLevel},
+		{SignalNeighbours, x[8], neighboursLevel},
 		{SignalDescriptionNumbers, x[10], 1},
 	} {
 		if s.v >= s.level {

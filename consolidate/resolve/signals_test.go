@@ -136,10 +136,14 @@ func TestSignalsDescriptionNeighboursAndTypeInTheMergeLog(t *testing.T) {
 	var s space
 	a := s.axis()
 	ents := []Entity{
-		{Key: "a", Name: "Kestrel Alloys", Type: "organization", Vector: a, Description: "aluminium alloy supplier in Porto",
-			Neighbours: []string{"Porto plant", "Velora Cycles"}},
-		{Key: "b", Name: "Kestrel Alloys Porto", Type: "organization", Vector: s.near(a, 0.95), Description: "supplier of aluminium alloy",
-			Neighbours: []string{"Porto Plant"}},
+		{
+			Key: "a", Name: "Kestrel Alloys", Type: "organization", Vector: a, Description: "aluminium alloy supplier in Porto",
+			Neighbours: []string{"Porto plant", "Velora Cycles"},
+		},
+		{
+			Key: "b", Name: "Kestrel Alloys Porto", Type: "organization", Vector: s.near(a, 0.95), Description: "supplier of aluminium alloy",
+			Neighbours: []string{"Porto Plant"},
+		},
 	}
 	res := mustResolve(t, ents, Config{Rules: RulesScore, Model: scoreModel()})
 	if len(res.Clusters) != 1 || len(res.Clusters[0].Merges) != 1 {
