@@ -130,7 +130,7 @@ func (a *Activities) log() *slog.Logger {
 // heartbeat with the chunks done and queued at each chunk, and every beat
 // period until stopped.
 type heartbeat struct {
-	ctx          context.Context
+	record       func(beatDetails) // records a heartbeat of the activity
 	log          *slog.Logger
 	queued, done atomic.Int64
 	quit         chan struct{}
@@ -148,7 +148,8 @@ func startHeartbeat(ctx context.Context, every time.Duration, log *slog.Logger) 
 	if every <= 0 {
 		every = 5 * time.Second
 	}
-	h := &heartbeat{ctx: ctx, log: log, quit: make(chan struct{})}
+	h := &heartbeat{log: log, quit: make(chan struct{})}
+	h.record = func(d beatDetails) { activity.RecordHeartbeat(ctx, d) }
 	h.wg.Go(func() {
 		t := time.NewTicker(every)
 		defer t.Stop()
@@ -167,7 +168,7 @@ func startHeartbeat(ctx context.Context, every time.Duration, log *slog.Logger) 
 }
 
 func (h *heartbeat) beat() {
-	activity.RecordHeartbeat(h.ctx, beatDetails{Queued: h.queued.Load(), Done: h.done.Load()})
+	h.record(beatDetails{Queued: h.queued.Load(), Done: h.done.Load()})
 }
 
 func (h *heartbeat) stop() { close(h.quit); h.wg.Wait() }

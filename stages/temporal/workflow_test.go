@@ -33,7 +33,7 @@ func TestBuildWorkflowFailsOnABadShardWithoutReducing(t *testing.T) {
 		var mu sync.Mutex
 		attempts := map[int]int{}
 		var reduced []ShardResult
-		env.RegisterActivityWithOptions(func(ctx context.Context, in ShardInput) (ShardResult, error) {
+		env.RegisterActivityWithOptions(func(_ context.Context, in ShardInput) (ShardResult, error) {
 			mu.Lock()
 			attempts[in.I]++
 			mu.Unlock()
@@ -42,7 +42,7 @@ func TestBuildWorkflowFailsOnABadShardWithoutReducing(t *testing.T) {
 			}
 			return ShardResult{Shard: "shard", LLM: llm.Usage{Calls: 2}}, nil
 		}, activity.RegisterOptions{Name: ShardActivity})
-		env.RegisterActivityWithOptions(func(ctx context.Context, in ReduceInput) (Result, error) {
+		env.RegisterActivityWithOptions(func(_ context.Context, in ReduceInput) (Result, error) {
 			reduced = in.Shards
 			return Result{BuildID: "b"}, nil
 		}, activity.RegisterOptions{Name: ReduceActivity})
