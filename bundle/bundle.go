@@ -96,10 +96,10 @@ type Contents struct {
 	// text in memory. It must yield the same chunks in the same order
 	// every time.
 	EachChunk func(fn func(kg.Chunk) error) error
-	Triplets []kg.Triplet
-	Tables   []kg.Table
-	Graph    kg.Graph
-	Vectors  []VectorSet // embeddings, one file each; none writes no file
+	Triplets  []kg.Triplet
+	Tables    []kg.Table
+	Graph     kg.Graph
+	Vectors   []VectorSet // embeddings, one file each; none writes no file
 	// MergeReport is the merge log rendered for a person (Markdown); empty
 	// writes no file.
 	MergeReport string

@@ -67,19 +67,6 @@ func Terms(text string) []string {
 	return terms
 }
 
-// buildPostings indexes the chunks' text and the other nodes' names,
-// aliases and descriptions, in a stable order: chunks first, then nodes,
-// each as given; the postings sorted by term, then document. Terms are
-// interned and the postings bucketed per term, so the cost is linear in the
-// text but for sorting the distinct terms.
-func buildPostings(chunks []kg.Chunk, nodes []kg.Node) ([]Posting, []PostingDoc) {
-	pb := newPostingBuilder()
-	for _, c := range chunks {
-		pb.chunk(c)
-	}
-	return pb.finish(nodes)
-}
-
 // postingBuilder indexes documents one at a time, so that chunks streamed
 // to their file are indexed on the way and their text is not kept: it
 // holds the interned terms and each term's postings.

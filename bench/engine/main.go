@@ -116,7 +116,7 @@ func (b *bench) diffs() error {
 	for i := 1; i < len(b.bundles); i++ {
 		out, err := exec.Command(b.exe, "diff", "--limit", "5", b.bundles[i-1], b.bundles[i]).CombinedOutput()
 		var ee *exec.ExitError
-		if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) { // 1: they differ
+		if err != nil && (!errors.As(err, &ee) || ee.ExitCode() != 1) { // 1: they differ
 			return fmt.Errorf("diff %s: %w\n%s", b.names[i], err, out)
 		}
 		fmt.Printf("\nkgforge diff, %s against the build before:\n%s", b.names[i], out)

@@ -39,13 +39,13 @@ func TestFitReproducesTheCommittedModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	close := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*max(1, math.Abs(b)) }
-	if !close(m.Intercept, committed.Intercept) || m.Merge != committed.Merge || m.Uncertain != committed.Uncertain {
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*max(1, math.Abs(b)) }
+	if !near(m.Intercept, committed.Intercept) || m.Merge != committed.Merge || m.Uncertain != committed.Uncertain {
 		t.Errorf("refit intercept %v merge %v uncertain %v, committed %v %v %v", m.Intercept, m.Merge, m.Uncertain,
 			committed.Intercept, committed.Merge, committed.Uncertain)
 	}
 	for k := range m.Coefficients {
-		if !close(m.Coefficients[k], committed.Coefficients[k]) {
+		if !near(m.Coefficients[k], committed.Coefficients[k]) {
 			t.Errorf("coefficient of %s: refit %v, committed %v", resolve.Features[k], m.Coefficients[k], committed.Coefficients[k])
 		}
 	}

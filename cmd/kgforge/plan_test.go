@@ -34,26 +34,6 @@ func TestBuildPlan_TablesNeedNoServerAndWriteNothing(t *testing.T) {
 	}
 }
 
-// twoDocs writes a pipeline of two one-sentence documents on the bundled
-// chat model, with no embedding and no Neo4j, and returns its path and root.
-func twoDocs(t *testing.T) (string, string) {
-	t.Helper()
-	dir := t.TempDir()
-	docs := map[string]string{
-		"docs/a.md": "Velora Cycles buys frames from Kestrel Alloys.\n",
-		"docs/b.md": "The Porto plant assembles the Trail bike.\n",
-	}
-	for name, body := range docs {
-		writeOld(t, filepath.Join(dir, name), body)
-	}
-	pf := filepath.Join(dir, "p.yaml")
-	raw := "name: two\nsources:\n  - {name: docs, paths: [\"docs/*.md\"]}\nresolve: {embeddings: false}\nneo4j: {mode: never}\n"
-	if err := os.WriteFile(pf, []byte(raw), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return pf, dir
-}
-
 // writeOld writes body to path dated an hour ago, so the file index may
 // vouch for it.
 func writeOld(t *testing.T, path, body string) {
