@@ -47,7 +47,7 @@ type Model struct {
 
 var (
 	envOnce sync.Once
-	envErr  error
+	errEnv  error
 )
 
 // Present reports whether every file exists.
@@ -75,10 +75,10 @@ func Open(f Files, threads int) (*Model, error) {
 	}
 	envOnce.Do(func() {
 		ort.SetSharedLibraryPath(f.Library)
-		envErr = ort.InitializeEnvironment(ort.WithLogLevelError())
+		errEnv = ort.InitializeEnvironment(ort.WithLogLevelError())
 	})
-	if envErr != nil {
-		return nil, fmt.Errorf("open ONNX embedder: load %s: %w", f.Library, envErr)
+	if errEnv != nil {
+		return nil, fmt.Errorf("open ONNX embedder: load %s: %w", f.Library, errEnv)
 	}
 	tok, err := LoadTokenizer(f.Tokenizer, 256)
 	if err != nil {
@@ -92,7 +92,7 @@ func Open(f Files, threads int) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open ONNX embedder: %w", err)
 	}
-	defer so.Destroy()
+	defer func() { _ = so.Destroy() }()
 	err = errors.Join(so.SetIntraOpNumThreads(cmp.Or(threads, 2)), so.SetInterOpNumThreads(1),
 		so.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"))
 	if err != nil {
@@ -115,7 +115,7 @@ func (m *Model) Close() error { return m.session.Destroy() }
 // Embed returns one unit vector per text, in order, running batches of at
 // most batch texts (0: 64) of similar length, so little of a batch is
 // padding. model is ignored: it is there to match llm.Client.Embed.
-func (m *Model) Embed(ctx context.Context, model string, texts []string, batch int) ([][]float32, error) {
+func (m *Model) Embed(ctx context.Context, _ string, texts []string, batch int) ([][]float32, error) {
 	batch = cmp.Or(batch, 64)
 	ids := make([][]int64, len(texts))
 	order := make([]int, len(texts))
@@ -160,12 +160,12 @@ func (m *Model) run(part []int, ids [][]int64) ([][]float32, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer in.Destroy()
+	defer func() { _ = in.Destroy() }()
 	am, err := ort.NewTensor(shape, mask)
 	if err != nil {
 		return nil, err
 	}
-	defer am.Destroy()
+	defer func() { _ = am.Destroy() }()
 	outs := []ort.Value{nil}
 	m.mu.Lock()
 	err = m.session.Run([]ort.Value{in, am}, outs)
@@ -173,7 +173,7 @@ func (m *Model) run(part []int, ids [][]int64) ([][]float32, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer outs[0].Destroy()
+	defer func() { _ = outs[0].Destroy() }()
 	t, ok := outs[0].(*ort.Tensor[float32])
 	if !ok {
 		return nil, fmt.Errorf("graph output is %T, want a float32 tensor", outs[0])
@@ -195,7 +195,7 @@ func fileDigest(path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("open ONNX embedder: %w", err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return "", fmt.Errorf("open ONNX embedder: hash %s: %w", path, err)

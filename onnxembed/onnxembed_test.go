@@ -31,7 +31,7 @@ func openReal(t *testing.T) *Model {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { m.Close() })
+	t.Cleanup(func() { _ = m.Close() })
 	return m
 }
 

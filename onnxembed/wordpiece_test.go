@@ -22,7 +22,7 @@ func TestTokenizerMatchesHuggingFaceOnEveryGoldenText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	n, bad := 0, 0

@@ -72,7 +72,7 @@ func readColumn(path string, comma rune, column string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read names: %w", err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	r := csv.NewReader(f)
 	r.Comma, r.LazyQuotes, r.FieldsPerRecord = comma, true, -1
 	head, err := r.Read()

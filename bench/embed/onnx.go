@@ -22,14 +22,16 @@ func runONNX(ctx context.Context, o options, names []string) error {
 	if err != nil {
 		return err
 	}
-	defer m.Close()
+	defer func() { _ = m.Close() }()
 	if _, err := m.Embed(ctx, "", names[:min(64, len(names))], 64); err != nil { // warm up
 		return err
 	}
 	var vecs [][]float32
 	for _, b := range o.batches {
-		r := result{Runtime: "onnxembed (Go, ONNX Runtime " + onnxembed.LibraryVersion + ")", Label: o.label, Names: len(names),
-			Batch: b, Concurrency: o.threads, LoadBefore: loadavg()}
+		r := result{
+			Runtime: "onnxembed (Go, ONNX Runtime " + onnxembed.LibraryVersion + ")", Label: o.label, Names: len(names),
+			Batch: b, Concurrency: o.threads, LoadBefore: loadavg(),
+		}
 		cpu0, start := processCPU(), time.Now()
 		if vecs, err = m.Embed(ctx, "", names, b); err != nil {
 			return err

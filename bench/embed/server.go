@@ -31,7 +31,7 @@ func (s *server) embed(ctx context.Context, inputs []string) ([][]float32, error
 	if err != nil {
 		return nil, fmt.Errorf("embed %d inputs: %w", len(inputs), err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return nil, fmt.Errorf("embed %d inputs: %w", len(inputs), err)
