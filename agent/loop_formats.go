@@ -15,9 +15,6 @@ import (
 // with citations.
 const replyTokens = 512
 
-// completionStop ends a reply of the completion format: a call is one line.
-var completionStop = []string{"\n"}
-
 // promptData is what the agent prompt's parts render.
 type promptData struct {
 	Tools    string // one line per offered tool: name, arguments, description
@@ -49,29 +46,14 @@ func (a *Agent) newFormat(question string) (format, error) {
 }
 
 // toolLines lists the tools for a prompt, one line each: the name, the
-// arguments (optional ones marked ?) and the description's first
-// sentence (brief). The schema itself constrains the reply and the prompt
-// says once how results quote documents, so the listing stays short: every
-// token of it is read again at the first turn of every question.
+// arguments (optional ones marked ?) and the description. The schema
+// itself constrains the reply, so the prompt stays short for small models.
 func toolLines(tools []Tool) string {
 	var b strings.Builder
 	for _, t := range tools {
-		fmt.Fprintf(&b, "- %s(%s): %s\n", t.Name, strings.Join(argNames(t.Params), ", "), brief(t.Description))
+		fmt.Fprintf(&b, "- %s(%s): %s\n", t.Name, strings.Join(argNames(t.Params), ", "), t.Description)
 	}
 	return strings.TrimSuffix(b.String(), "\n")
-}
-
-// brief is a tool description up to the end of its first sentence or
-// clause (". " or "; "), without the note on quoted document text
-// (DocumentNote), ending in a full stop.
-func brief(desc string) string {
-	desc = strings.TrimSpace(strings.ReplaceAll(desc, DocumentNote, ""))
-	for i := 0; i+1 < len(desc); i++ {
-		if (desc[i] == '.' || desc[i] == ';') && desc[i+1] == ' ' {
-			return desc[:i] + "."
-		}
-	}
-	return desc
 }
 
 // argNames lists the properties of a parameters schema in their order,
@@ -238,11 +220,6 @@ func (f *jsonFormat) observe(_ action, text string) {
 // raw completion: the prompt part "completion" shows the tools and a few
 // logs over made-up datasets, then the question; each turn the model
 // writes the next call after "Call: ", constrained by the action schema.
-//
-// A call is one line, so the reply stops at the first line break: the
-// schema's grammar allows white space after the object, and a base model
-// otherwise writes line breaks and tabs until the output bound or the end
-// of its text, at a second or more per token on a CPU.
 type completionFormat struct {
 	a      *Agent
 	schema json.RawMessage
@@ -252,7 +229,7 @@ type completionFormat struct {
 func (f *completionFormat) next(ctx context.Context, temperature float64) (turn, error) {
 	f.log += "Call: "
 	resp, err := f.a.llm.Generate(ctx, llm.GenerateRequest{
-		Model: f.a.opts.Model, Prompt: f.log, Raw: true, Schema: f.schema, Stop: completionStop,
+		Model: f.a.opts.Model, Prompt: f.log, Raw: true, Schema: f.schema, Stop: []string{"\nResult:", "\nCall:", "\nQuestion:"},
 		NumPredict: replyTokens, NumCtx: f.a.opts.NumCtx, Temperature: temperature,
 	})
 	if err != nil {
