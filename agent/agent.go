@@ -88,6 +88,11 @@ type Tokens struct {
 	// then per turn only what was added since the previous one, less the
 	// model's own previous reply (docs/agent.md, "Token counting").
 	UniqueInput int `json:"unique_input"`
+	// Uncounted is how many turns came without token counts: the server
+	// cut the reply (llm.DoneIncomplete: Ollama stops a reply that repeats
+	// one token 30 times and sends no final message), so Prompt,
+	// Completion and UniqueInput leave those turns out.
+	Uncounted int `json:"uncounted,omitempty"`
 }
 
 // Answer is the outcome of one question.

@@ -320,6 +320,25 @@ func TestAgent_PlantedInstructionInADocumentIsData(t *testing.T) {
 	}
 }
 
+// TestAgent_RepliesCutWithoutCountsAreUncounted: a reply the server cut
+// without its final message has no token counts; it is counted apart and
+// does not reset the unique-input baseline of the turns after it.
+func TestAgent_RepliesCutWithoutCountsAreUncounted(t *testing.T) {
+	m := &scripted{info: chatModel, replies: []llm.ChatResponse{
+		{Content: `{"tool":"ls","args":{}}`, PromptTokens: 100, CompletionTokens: 10},
+		{Content: `{"tool":"cat","args":{"id":"s1000000000`, DoneReason: llm.DoneIncomplete},
+		{Content: `{"tool":"answer","args":{"answer":"1"}}`, PromptTokens: 180, CompletionTokens: 8},
+	}}
+	ans, err := newAgent(t, m, Options{}).Ask(context.Background(), "q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Tokens{Turns: 3, Prompt: 280, Completion: 18, UniqueInput: 100 + 70, Uncounted: 1}
+	if ans.Tokens != want {
+		t.Errorf("tokens %+v, want %+v", ans.Tokens, want)
+	}
+}
+
 func TestAgent_TranscriptHasEveryEventAndCountsUniqueInputTokens(t *testing.T) {
 	m := &scripted{info: chatModel, replies: []llm.ChatResponse{
 		{Content: `{"tool":"ls","args":{}}`, PromptTokens: 100, CompletionTokens: 10},

@@ -43,6 +43,7 @@ type run struct {
 	tr          *transcript
 	lastPrompt  int // the previous turn's prompt and completion tokens
 	lastReply   int
+	counted     bool // a turn with token counts came before
 	temperature float64
 }
 
@@ -103,19 +104,30 @@ func (r *run) loop(ctx context.Context) (bool, error) {
 // count adds one turn's tokens and writes its transcript line.
 func (r *run) count(t turn) {
 	k := &r.ans.Tokens
-	fresh := t.resp.PromptTokens
-	if k.Turns > 0 {
-		fresh = max(0, t.resp.PromptTokens-r.lastPrompt-r.lastReply)
-	}
 	k.Turns++
-	k.Prompt += t.resp.PromptTokens
-	k.Completion += t.resp.CompletionTokens
-	k.UniqueInput += fresh
-	r.lastPrompt, r.lastReply = t.resp.PromptTokens, t.resp.CompletionTokens
+	fresh := 0
+	if uncounted(t.resp) {
+		k.Uncounted++ // the baseline stays the last counted turn's
+	} else {
+		fresh = t.resp.PromptTokens
+		if r.counted {
+			fresh = max(0, t.resp.PromptTokens-r.lastPrompt-r.lastReply)
+		}
+		k.Prompt += t.resp.PromptTokens
+		k.Completion += t.resp.CompletionTokens
+		k.UniqueInput += fresh
+		r.lastPrompt, r.lastReply, r.counted = t.resp.PromptTokens, t.resp.CompletionTokens, true
+	}
 	r.tr.emit(turnEvent{
 		Event: "turn", Turn: k.Turns, PromptTokens: t.resp.PromptTokens, CompletionTokens: t.resp.CompletionTokens,
 		NewInputTokens: fresh, DoneReason: t.resp.DoneReason, Reply: t.resp.Content, ToolCalls: t.resp.ToolCalls,
 	})
+}
+
+// uncounted is a reply the server cut without its final message, so
+// without token counts.
+func uncounted(resp llm.ChatResponse) bool {
+	return resp.DoneReason == llm.DoneIncomplete && resp.PromptTokens == 0
 }
 
 // do runs one call and gives its result to the model; true when it was
