@@ -45,6 +45,7 @@ var allowed = map[string][]string{
 	"bench/engine":   {"stages"},
 	"bench/embed":    {"llm", "onnxembed"},
 	"bench/dispatch": {"llm"},
+	"bench/memory":   {},
 	"onnxembed":      {},
 	"llm":            {},
 	"internal/duck":  {},
