@@ -68,21 +68,22 @@ func manifestOf(t *testing.T, dir string) bundle.Manifest {
 	return b.Manifest
 }
 
-func chunkSources(t *testing.T, dir string) []string {
+// chunkField reads one field of every chunk of the bundle in dir.
+func chunkField(t *testing.T, dir string, field func(kg.Chunk) string) []string {
 	t.Helper()
 	b, err := bundle.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = b.Close() }() // read only
-	var ids []string
+	var out []string
 	if err := b.Chunks(context.Background(), func(c kg.Chunk) error {
-		ids = append(ids, c.SourceID)
+		out = append(out, field(c))
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	return ids
+	return out
 }
 
 // TestRunner_UnchangedBuildReadsNoSourceAndAsksNothing runs a build twice
@@ -184,7 +185,7 @@ func TestRunner_ChangedAddedAndRemovedSources(t *testing.T) {
 		t.Errorf("%d model calls, %d sources read, %d chunks reused; want 2, 2 and 2", n, pl.SourcesRead, pl.ChunksReused)
 	}
 	gone := kg.ID("source", "docs/d3.md")
-	if slices.Contains(chunkSources(t, rep.Bundle), gone) {
+	if slices.Contains(chunkField(t, rep.Bundle, func(c kg.Chunk) string { return c.SourceID }), gone) {
 		t.Errorf("the deleted document's chunks are still in the bundle")
 	}
 }

@@ -80,26 +80,9 @@ func TestForecast_OneChangedDocumentShowsExactlyItsUnitsAndChunks(t *testing.T) 
 		t.Errorf("the build after the plan: %d calls, units %+v, %d read; the plan said 1, 1, 1", n, *rep.Plan.Units["extract"], rep.Plan.SourcesRead)
 	}
 	want := f.Documents[0].Misses[0]
-	if !slices.Contains(chunkIDs(t, rep.Bundle), want) {
+	if !slices.Contains(chunkField(t, rep.Bundle, func(c kg.Chunk) string { return c.ID }), want) {
 		t.Errorf("the plan's missing chunk %s is not in the bundle the build made", want)
 	}
-}
-
-func chunkIDs(t *testing.T, dir string) []string {
-	t.Helper()
-	b, err := bundle.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = b.Close() }() // read only
-	var ids []string
-	if err := b.Chunks(context.Background(), func(c kg.Chunk) error {
-		ids = append(ids, c.ID)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return ids
 }
 
 // TestForecast_NoRateMeasuredYet plans a first build: every chunk with a

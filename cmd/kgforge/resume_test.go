@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -105,10 +106,7 @@ func TestBuildResumesAfterKillIntegration(t *testing.T) {
 	}
 	ctx := e2eContext(t)
 	tmp := t.TempDir()
-	exe := filepath.Join(tmp, "kgforge")
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	exe := buildBinary(ctx, t, tmp)
 	pipeline, _ := e2eCorpus(t)
 	cc, host := newCallCounter(t)
 	cache := filepath.Join(tmp, "cache")
@@ -212,4 +210,15 @@ func openManifest(t *testing.T, dir string) bundle.Manifest {
 	}
 	defer func() { _ = b.Close() }() // read only
 	return b.Manifest
+}
+
+// buildBinary builds this kgforge into dir, for the tests that run and
+// kill it as a process.
+func buildBinary(ctx context.Context, t *testing.T, dir string) string {
+	t.Helper()
+	exe := filepath.Join(dir, "kgforge")
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return exe
 }

@@ -144,10 +144,7 @@ func TestTemporalBuildSurvivesKilledWorkerIntegration(t *testing.T) {
 	}
 	ctx := e2eContext(t)
 	tmp := t.TempDir()
-	exe := filepath.Join(tmp, "kgforge")
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	exe := buildBinary(ctx, t, tmp)
 	addr := startTemporal(ctx, t)
 	pipeline, _ := e2eCorpus(t)
 	shortReplies(t, pipeline)
