@@ -33,7 +33,7 @@ type GenerateRequest struct {
 // Generate sends one completion request and returns the whole continuation,
 // with the same retries, DoneReason values and token accounting as Chat.
 func (c *Client) Generate(ctx context.Context, req GenerateRequest) (ChatResponse, error) {
-	opts := options(req.Temperature, req.Seed, req.NumPredict, req.NumCtx)
+	opts := c.options(req.Temperature, req.Seed, req.NumPredict, req.NumCtx)
 	if len(req.Stop) > 0 {
 		opts["stop"] = req.Stop
 	}
@@ -88,14 +88,18 @@ func replyEnd(err error, parts int, done bool, out *ChatResponse) error {
 }
 
 // options are the sampling options Chat and Generate send; numPredict 0
-// means 1024, numCtx 0 lets the server choose.
-func options(temperature float64, seed, numPredict, numCtx int) map[string]any {
+// means 1024, numCtx 0 lets the server choose; num_thread is the client's
+// (Options.NumThread).
+func (c *Client) options(temperature float64, seed, numPredict, numCtx int) map[string]any {
 	if numPredict == 0 {
 		numPredict = 1024
 	}
 	opts := map[string]any{"temperature": temperature, "seed": seed, "num_predict": numPredict}
 	if numCtx > 0 {
 		opts["num_ctx"] = numCtx
+	}
+	if c.numThread > 0 {
+		opts["num_thread"] = c.numThread
 	}
 	return opts
 }

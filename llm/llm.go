@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -39,6 +40,14 @@ type Options struct {
 	// MaxBackoff bounds how long a failing endpoint stays out before it is
 	// tried again; 0 means 30 seconds.
 	MaxBackoff time.Duration
+	// NumThread is the num_thread option sent with every chat, completion
+	// and embedding: the threads the server's runner computes with. 0 means
+	// KGFORGE_NUM_THREAD, then the server's default (one per core);
+	// negative means the server's default. On a machine whose cores other
+	// processes share, 1 is several times faster than the default: ggml's
+	// threads busy-wait for each other (docs/benchmarks.md, "Ollama's
+	// threads spin"). A runner loaded with another value is reloaded.
+	NumThread int
 }
 
 // Client talks to one Ollama server, or to several (Options.Endpoints).
@@ -47,6 +56,7 @@ type Client struct {
 	maxRetries int
 	baseDelay  time.Duration
 	keepAlive  *api.Duration
+	numThread  int // > 0: sent as num_thread
 	usage      usageCounters
 }
 
@@ -89,6 +99,21 @@ func HostFromEnv() string {
 	return strings.TrimRight(h, "/")
 }
 
+// NumThreadFromEnv returns KGFORGE_NUM_THREAD (Options.NumThread), 0 when
+// it is unset, and an error naming the variable when it is not a number of
+// threads.
+func NumThreadFromEnv() (int, error) {
+	v := strings.TrimSpace(os.Getenv("KGFORGE_NUM_THREAD"))
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("KGFORGE_NUM_THREAD=%q: want a number of threads, 1 or more", v)
+	}
+	return n, nil
+}
+
 // New returns a client for the server at opts.Host.
 func New(opts Options) (*Client, error) {
 	eps := opts.Endpoints
@@ -123,6 +148,13 @@ func New(opts Options) (*Client, error) {
 	if opts.MaxBackoff == 0 {
 		opts.MaxBackoff = 30 * time.Second
 	}
+	if opts.NumThread == 0 {
+		n, err := NumThreadFromEnv()
+		if err != nil {
+			return nil, err
+		}
+		opts.NumThread = n
+	}
 	p, err := newPool(eps, opts)
 	if err != nil {
 		return nil, err
@@ -132,6 +164,7 @@ func New(opts Options) (*Client, error) {
 		maxRetries: opts.MaxRetries,
 		baseDelay:  opts.BaseDelay,
 		keepAlive:  &api.Duration{Duration: opts.KeepAlive},
+		numThread:  max(opts.NumThread, 0),
 	}, nil
 }
 
@@ -213,7 +246,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 	if err != nil {
 		return ChatResponse{}, err
 	}
-	opts := options(req.Temperature, req.Seed, req.NumPredict, req.NumCtx)
+	opts := c.options(req.Temperature, req.Seed, req.NumPredict, req.NumCtx)
 	stream := false
 	areq := &api.ChatRequest{
 		Model: req.Model, Messages: msgs, Stream: &stream, Format: req.Schema, Tools: tools,
@@ -261,6 +294,9 @@ func (c *Client) Embed(ctx context.Context, model string, inputs []string, batch
 		end := min(start+batch, len(inputs))
 		truncate := true
 		req := &api.EmbedRequest{Model: model, Input: inputs[start:end], KeepAlive: c.keepAlive, Truncate: &truncate}
+		if c.numThread > 0 {
+			req.Options = map[string]any{"num_thread": c.numThread}
+		}
 		var resp *api.EmbedResponse
 		host, err := c.do(ctx, "embed "+model, func(e *endpoint) error {
 			var err error

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -261,4 +263,107 @@ func cosine(a, b []float32) float64 {
 		nb += float64(b[i]) * float64(b[i])
 	}
 	return dot / (math.Sqrt(na) * math.Sqrt(nb))
+}
+
+// TestClient_SendsNumThreadWithEveryCall records the options of a chat, a
+// completion and an embedding: num_thread goes with each when the client
+// has one (its own or KGFORGE_NUM_THREAD's), and is absent otherwise so
+// that the server keeps its default.
+func TestClient_SendsNumThreadWithEveryCall(t *testing.T) {
+	cases := []struct {
+		name string
+		opt  int
+		env  string
+		want any // nil: absent
+	}{
+		{"unset", 0, "", nil},
+		{"client setting", 2, "", float64(2)},
+		{"from the environment", 0, "1", float64(1)},
+		{"client setting over the environment", 3, "1", float64(3)},
+		{"negative keeps the server default", -1, "1", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("KGFORGE_NUM_THREAD", tc.env)
+			var mu sync.Mutex
+			seen := map[string]map[string]any{}
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				var body struct {
+					Options map[string]any `json:"options"`
+				}
+				if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+					http.Error(w, err.Error(), http.StatusBadRequest)
+					return
+				}
+				mu.Lock()
+				seen[r.URL.Path] = body.Options
+				mu.Unlock()
+				switch r.URL.Path {
+				case "/api/embed":
+					_, _ = io.WriteString(w, `{"model":"m","embeddings":[[1,0]]}`)
+				case "/api/generate":
+					_, _ = io.WriteString(w, `{"model":"m","response":"x","done":true,"done_reason":"stop"}`+"\n")
+				default:
+					_, _ = io.WriteString(w, `{"model":"m","message":{"role":"assistant","content":"{}"},"done":true,"done_reason":"stop"}`+"\n")
+				}
+			}))
+			t.Cleanup(srv.Close)
+			c, err := New(Options{Host: srv.URL, NumThread: tc.opt})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(c.Close)
+			ctx := context.Background()
+			if _, err := c.Chat(ctx, ChatRequest{Model: "m"}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Generate(ctx, GenerateRequest{Model: "m", Prompt: "p"}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Embed(ctx, "m", []string{"a"}, 1); err != nil {
+				t.Fatal(err)
+			}
+			for _, path := range []string{"/api/chat", "/api/generate", "/api/embed"} {
+				opts, ok := seen[path]
+				if !ok {
+					t.Fatalf("no request to %s", path)
+				}
+				if got := opts["num_thread"]; got != tc.want {
+					t.Errorf("%s: num_thread = %v, want %v (options %v)", path, got, tc.want, opts)
+				}
+			}
+		})
+	}
+}
+
+func TestNew_RefusesABadNumThreadInTheEnvironment(t *testing.T) {
+	for _, v := range []string{"two", "0", "-3"} {
+		t.Setenv("KGFORGE_NUM_THREAD", v)
+		_, err := New(Options{Host: "http://127.0.0.1:1"})
+		if err == nil || !strings.Contains(err.Error(), "KGFORGE_NUM_THREAD") {
+			t.Errorf("KGFORGE_NUM_THREAD=%q: err = %v, want one naming the variable", v, err)
+		}
+	}
+}
+
+// TestClient_NumThreadIntegration: the real server takes num_thread 1 for
+// a chat and an embedding and answers as usual.
+func TestClient_NumThreadIntegration(t *testing.T) {
+	integration(t)
+	c, err := New(Options{NumThread: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	resp, err := c.Generate(context.Background(), GenerateRequest{Model: ChatModelForTests, Prompt: "Paris is the capital of", NumPredict: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.CompletionTokens == 0 {
+		t.Errorf("completion with num_thread 1: %+v, want tokens", resp)
+	}
+	vecs, err := c.Embed(context.Background(), EmbedModelForTests, []string{"bicycle frame"}, 1)
+	if err != nil || len(vecs) != 1 || len(vecs[0]) != 384 {
+		t.Fatalf("embed with num_thread 1: %d vectors, err %v", len(vecs), err)
+	}
 }

@@ -62,7 +62,7 @@ func TestParseEnv_ExpandsValuesNeverKeys(t *testing.T) {
 // first unknown key; now each is named with its path, beside the invalid
 // values, in one error.
 func TestParse_ReportsEveryUnknownField(t *testing.T) {
-	raw := "name: x\nsources:\n  - {name: a, paths: ['*.md'], kindd: text}\n  - {name: b, paths: ['*.md'], chunking: {sise: 100}}\nllm: {concurrency: 0, modle: x}\n"
+	raw := "name: x\nsources:\n  - {name: a, paths: ['*.md'], kindd: text}\n  - {name: b, paths: ['*.md'], chunking: {sise: 100}}\nllm: {concurrency: 0, modle: x, num_thread: -2}\n"
 	_, err := Parse([]byte(raw))
 	if err == nil {
 		t.Fatal("want an error")
@@ -72,6 +72,7 @@ func TestParse_ReportsEveryUnknownField(t *testing.T) {
 		`sources[1].chunking.sise: sise: unknown field "sise"; sources[1].chunking has overlap, size`,
 		`llm.modle: modle: unknown field "modle"`,
 		"llm.concurrency: 0: must be between 1 and 64",
+		"llm.num_thread: -2: must be between 1 and 256",
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q\nfull error:\n%v", want, err)

@@ -100,6 +100,11 @@ type LLM struct {
 	// of OLLAMA_HOST: each request goes to the least-loaded one, and
 	// Concurrency is the sum of their slots.
 	Endpoints []Endpoint `yaml:"endpoints"`
+	// NumThread is the threads each server's runner computes with
+	// (Ollama's num_thread); 0 means KGFORGE_NUM_THREAD, then the
+	// server's default. 1 is several times faster where other processes
+	// share the cores (llm.Options.NumThread).
+	NumThread int `yaml:"num_thread"`
 }
 
 // EmbedRuntime is what embeds entity names (LLM.EmbedRuntime).
@@ -453,6 +458,9 @@ func (p *Pipeline) Validate() error {
 	}
 	checkEndpoints(bad, p.LLM)
 	checkEmbedRuntime(bad, p.LLM)
+	if p.LLM.NumThread < 0 || p.LLM.NumThread > 256 {
+		bad("llm.num_thread", p.LLM.NumThread, "must be between 1 and 256, or 0 for KGFORGE_NUM_THREAD, then the server's default")
+	}
 	if p.LLM.MaxContext < 1024 {
 		bad("llm.max_context", p.LLM.MaxContext, "must be at least 1024 tokens")
 	}

@@ -10,9 +10,9 @@ import (
 )
 
 // llmOptions are the LLM client's options for a pipeline: its
-// llm.endpoints, or none (OLLAMA_HOST).
+// llm.endpoints, or none (OLLAMA_HOST), and its llm.num_thread.
 func llmOptions(p *pipelines.Pipeline) llm.Options {
-	var o llm.Options
+	o := llm.Options{NumThread: p.LLM.NumThread}
 	for _, e := range p.LLM.Endpoints {
 		o.Endpoints = append(o.Endpoints, llm.Endpoint{URL: e.URL, Slots: e.Slots})
 	}
