@@ -34,6 +34,19 @@ class Counters:
         self.lock = threading.Lock()
         self.v = dict(llm_calls=0, prompt_tokens=0, completion_tokens=0, llm_seconds=0.0,
                       cut_at_bound=0, embed_calls=0, embed_tokens=0, errors=0)
+        self.num_thread = {}  # the requests' options.num_thread ("unset" when absent): calls
+
+    def saw_request(self, path, body):
+        """Counts the num_thread option a chat or embedding request carries."""
+        if not path.split("?")[0].endswith(CHAT_PATHS + EMBED_PATHS):
+            return
+        try:
+            opts = json.loads(body or b"{}").get("options") or {}
+        except (ValueError, AttributeError):
+            opts = {}
+        key = str(opts.get("num_thread", "unset")) if isinstance(opts, dict) else "unset"
+        with self.lock:
+            self.num_thread[key] = self.num_thread.get(key, 0) + 1
 
     def add(self, **kw):
         with self.lock:
@@ -108,6 +121,7 @@ class Proxy:
             def _forward(self):
                 n = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(n) if n else None
+                counters.saw_request(self.path, body)
                 headers = {k: v for k, v in self.headers.items()
                            if k.lower() not in ("host", "content-length", "connection", "accept-encoding")}
                 start = time.monotonic()
