@@ -187,6 +187,12 @@ func checkFormat(f string, info llm.ModelInfo) (string, error) {
 		return PickFormat(info), nil
 	case !slices.Contains(Formats, f):
 		return "", fmt.Errorf("%w %q: give one of %s", ErrFormat, f, strings.Join(Formats, ", "))
+	case f != FormatCompletion && info.Base():
+		// Ollama renders a chat through the model's template; one that only
+		// passes the prompt through shows the model the user messages alone
+		// (no system message, so no tools, and none of its own calls).
+		return "", fmt.Errorf("%w %s: model %s has no chat template (its template passes only the prompt through, so a chat would show it neither the tools nor its own calls); use format completion, the default for it",
+			ErrFormat, f, info.Name)
 	case f == FormatNative && !info.Can("tools"):
 		return "", fmt.Errorf("%w native: model %s has no tool calling (capabilities: %s); use format json or completion",
 			ErrFormat, info.Name, strings.Join(info.Capabilities, ", "))

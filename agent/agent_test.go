@@ -181,7 +181,7 @@ func TestActionSchema_OneBranchPerToolWithItsParamsToolFirst(t *testing.T) {
 	}
 	for i, tool := range tb.Tools() {
 		br := s.AnyOf[i].Properties
-		if len(br.Tool.Enum) != 1 || br.Tool.Enum[0] != tool.Name || compact(br.Args) != compact(tool.Params) {
+		if len(br.Tool.Enum) != 1 || br.Tool.Enum[0] != tool.Name || compact(br.Args) != compact(boundStrings(tool.Params)) {
 			t.Errorf("branch %d = %v %s, want %s %s", i, br.Tool.Enum, br.Args, tool.Name, tool.Params)
 		}
 	}
@@ -389,7 +389,7 @@ func TestAgent_OffersOnlyTheToolsItIsGiven(t *testing.T) {
 	}
 }
 
-func TestNew_FormatFromModelInfoOrRefused(t *testing.T) {
+func TestNew_FormatFromModelInfoOrRefusedAChatFormatOnABaseModel(t *testing.T) {
 	cases := []struct {
 		info          llm.ModelInfo
 		format, want  string
@@ -401,6 +401,10 @@ func TestNew_FormatFromModelInfoOrRefused(t *testing.T) {
 		{toolsModel, FormatCompletion, FormatCompletion, ""},
 		{chatModel, FormatNative, "", "has no tool calling"},
 		{chatModel, "xml", "", "give one of native, json, completion"},
+		// A chat through a pass-through template shows a base model the
+		// user messages alone: no tools, none of its own calls.
+		{baseModel, FormatJSON, "", "has no chat template"},
+		{llm.ModelInfo{Name: "base-tools", Capabilities: []string{"completion", "tools"}}, FormatNative, "", "use format completion"},
 	}
 	b := testBundle(t)
 	for _, c := range cases {

@@ -118,6 +118,7 @@ func toolSpecs(tools []Tool) []llm.ToolSpec {
 // and give it arguments of the right shape. It is written by hand, not
 // from a map, to keep "tool" before "args": the server's grammar follows
 // the order of the properties, and a model should name the tool first.
+// Every string argument is bounded (boundStrings).
 func actionSchema(tools []Tool) json.RawMessage {
 	var b bytes.Buffer
 	b.WriteString(`{"anyOf":[`)
@@ -127,6 +128,7 @@ func actionSchema(tools []Tool) json.RawMessage {
 			params = json.RawMessage(`{"type":"object","properties":{}}`)
 		}
 		name, _ := json.Marshal(t.Name) // a string always marshals
+		params = boundStrings(params)
 		if i > 0 {
 			b.WriteByte(',')
 		}
@@ -147,6 +149,10 @@ func parseAction(reply, doneReason string) action {
 	if err == nil && c.Tool != "" {
 		return action{tool: c.Tool, args: c.Args}
 	}
+	switch {
+	case doneReason == llm.DoneIncomplete:
+		return action{tool: "(reply)", args: json.RawMessage("{}"), err: runawayError(reply, true)}
+	}
 	msg := "the reply is not one JSON object with a tool name"
 	switch {
 	case doneReason == "length":
@@ -158,6 +164,10 @@ func parseAction(reply, doneReason string) action {
 		Kind: FailMalformed, Msg: msg, Hint: `reply with one JSON object {"tool": NAME, "args": {...}}, for example {"tool": "ls", "args": {}}`,
 	}}
 }
+
+// completionStops end a completion reply: at the next entry of the log,
+// or at a runaway argument (runawayStops).
+var completionStops = append([]string{"\nResult:", "\nCall:", "\nQuestion:"}, runawayStops()...)
 
 // nativeFormat is Ollama's native tool calling.
 type nativeFormat struct {
@@ -229,14 +239,20 @@ type completionFormat struct {
 func (f *completionFormat) next(ctx context.Context, temperature float64) (turn, error) {
 	f.log += "Call: "
 	resp, err := f.a.llm.Generate(ctx, llm.GenerateRequest{
-		Model: f.a.opts.Model, Prompt: f.log, Raw: true, Schema: f.schema, Stop: []string{"\nResult:", "\nCall:", "\nQuestion:"},
+		Model: f.a.opts.Model, Prompt: f.log, Raw: true, Schema: f.schema, Stop: completionStops,
 		NumPredict: replyTokens, NumCtx: f.a.opts.NumCtx, Temperature: temperature,
 	})
 	if err != nil {
 		return turn{}, err
 	}
 	f.log += oneLine(resp.Content) + "\n"
-	return turn{resp: resp, actions: []action{parseAction(resp.Content, resp.DoneReason)}}, nil
+	act := parseAction(resp.Content, resp.DoneReason)
+	if act.err != nil && resp.DoneReason == "stop" && strings.HasPrefix(strings.TrimSpace(resp.Content), "{") {
+		// The grammar ends a reply only after a whole object, so a stop
+		// sequence ended this one: a runaway argument (runawayStops).
+		act.err = runawayError(resp.Content, false)
+	}
+	return turn{resp: resp, actions: []action{act}}, nil
 }
 
 func (f *completionFormat) observe(_ action, text string) {

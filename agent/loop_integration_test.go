@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"os"
 	"testing"
 
@@ -22,10 +23,21 @@ func TestAgentIntegration_RealModelRunsToAnAnswerOrTheBudget(t *testing.T) {
 	}
 	t.Cleanup(c.Close)
 	const budget = 4
+	info, err := c.Info(context.Background(), llm.ChatModelForTests)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, format := range []string{FormatJSON, FormatCompletion} {
 		t.Run(format, func(t *testing.T) {
 			before := c.Usage().Calls
 			a, err := New(context.Background(), c, testBundle(t), Options{Model: llm.ChatModelForTests, Budget: budget, Format: format})
+			if format != FormatCompletion && info.Base() {
+				// A chat would show a base model neither tools nor calls.
+				if !errors.Is(err, ErrFormat) {
+					t.Fatalf("format %s on base model %s: err %v, want ErrFormat", format, info.Name, err)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
