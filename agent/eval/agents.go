@@ -29,9 +29,8 @@ const FullContextBudget = 4
 // it is offered and what its prompt is told, so that a difference in the
 // table is the tools' (and the context's), not a loop's or a format's.
 type LoopAgent struct {
-	name    string
-	a       *agent.Agent
-	context string // told before every question (the full-context baseline)
+	name string
+	a    *agent.Agent
 }
 
 // NewAgents opens the named agents (AgentNames, in that order) over b, all
@@ -59,18 +58,17 @@ func NewAgents(ctx context.Context, c agent.LLM, b *bundle.Bundle, opts agent.Op
 		case NameSQLOnly:
 			o.Tools = []string{agent.ToolQuery}
 		}
+		if name == NameFullContext {
+			if o.Context, err = bundleContext(ctx, b, o); err != nil {
+				return nil, closeAll, fmt.Errorf("open agent %s: %w", name, err)
+			}
+		}
 		a, err := agent.New(ctx, c, b, o)
 		if err != nil {
 			return nil, closeAll, fmt.Errorf("open agent %s: %w", name, err)
 		}
 		opened = append(opened, a)
-		la := &LoopAgent{name: name, a: a}
-		if name == NameFullContext {
-			if la.context, err = fullContext(ctx, a.Toolbox(), b); err != nil {
-				return nil, closeAll, fmt.Errorf("open agent %s: %w", name, err)
-			}
-		}
-		out = append(out, la)
+		out = append(out, &LoopAgent{name: name, a: a})
 	}
 	for _, n := range names {
 		if !slices.Contains(AgentNames, n) {
@@ -84,18 +82,23 @@ func NewAgents(ctx context.Context, c agent.LLM, b *bundle.Bundle, opts agent.Op
 func (l *LoopAgent) Name() string { return l.name }
 
 // Ask asks the loop one question.
-//
-// aloop: the full-context baseline's schema and graph summary go in front
-// of the question for now; an agent.Options field for text the prompt
-// shows before the question (the system message, the completion log's
-// preamble) would put it where a schema belongs.
 func (l *LoopAgent) Ask(ctx context.Context, question string) (Outcome, error) {
-	q := question
-	if l.context != "" {
-		q = l.context + "\n\n" + question
-	}
-	ans, err := l.a.Ask(ctx, q)
+	ans, err := l.a.Ask(ctx, question)
 	return outcomeOf(ans), err
+}
+
+// bundleContext is the full-context baseline's schema and graph summary
+// (fullContext), read through a toolbox of its own: the agent takes it as
+// agent.Options.Context, which the prompt shows where the other agents'
+// prompts describe the tools (the system message, the completion log's
+// last entry), and the question stays the question.
+func bundleContext(ctx context.Context, b *bundle.Bundle, o agent.Options) (_ string, err error) {
+	tb, err := agent.NewToolbox(ctx, b, o.Limits)
+	if err != nil {
+		return "", err
+	}
+	defer func() { err = errors.Join(err, tb.Close()) }()
+	return fullContext(ctx, tb, b)
 }
 
 // outcomeOf reads the harness's outcome from the loop's answer: every step

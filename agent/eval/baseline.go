@@ -24,7 +24,7 @@ func fullContext(ctx context.Context, tb *agent.Toolbox, b *bundle.Bundle) (stri
 	if err != nil {
 		return "", err
 	}
-	s.WriteString("What the dataset holds (you may query it with SQL):\nData tables:\n")
+	s.WriteString("Data tables (query them with SQL):\n")
 	for _, t := range tables {
 		fmt.Fprintf(&s, "- %s (%d rows):", t.Name, t.Rows)
 		for _, c := range t.Columns {

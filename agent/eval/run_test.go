@@ -119,7 +119,7 @@ func TestSQLOnly_CountsEveryFailedCallByKind(t *testing.T) {
 	}
 }
 
-func TestFullContext_PromptHoldsSchemaAndGraphSummary(t *testing.T) {
+func TestFullContext_SchemaAndGraphSummaryInTheSystemMessageNotTheQuestion(t *testing.T) {
 	fake := &scripted{replies: []string{
 		`{"tool":"query","args":{"sql":"SELECT 1"}}`,
 		`{"tool":"query","args":{"sql":"SELECT 2"}}`,
@@ -139,13 +139,15 @@ func TestFullContext_PromptHoldsSchemaAndGraphSummary(t *testing.T) {
 	if o.Answered || len(o.Calls) != FullContextBudget {
 		t.Errorf("outcome %+v, want the budget of %d calls spent", o, FullContextBudget)
 	}
-	var prompt strings.Builder
-	for _, m := range fake.reqs[0].Messages {
-		prompt.WriteString(m.Content + "\n")
+	// The schema is where the other agents' prompts describe the tools
+	// (agent.Options.Context: the system message), not in the question.
+	msgs := fake.reqs[0].Messages
+	if len(msgs) != 2 || msgs[0].Role != "system" || msgs[1].Content != "Question: Two?" {
+		t.Fatalf("messages %+v, want the system message and the question alone", msgs)
 	}
-	for _, want := range []string{"suppliers (2 rows)", "supplier_id VARCHAR [e.g. S001, S002]", "key supplier_id", "Nodes by kind and label", "Supplier", "Edges by type", "Two?"} {
-		if !strings.Contains(prompt.String(), want) {
-			t.Errorf("full-context prompt lacks %q:\n%s", want, prompt.String())
+	for _, want := range []string{"suppliers (2 rows)", "supplier_id VARCHAR [e.g. S001, S002]", "key supplier_id", "Nodes by kind and label", "Supplier", "Edges by type"} {
+		if !strings.Contains(msgs[0].Content, want) {
+			t.Errorf("full-context system message lacks %q:\n%s", want, msgs[0].Content)
 		}
 	}
 }
