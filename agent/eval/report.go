@@ -42,10 +42,15 @@ type Summary struct {
 	// Budget is the questions whose budget ran out before an answer.
 	Budget int `json:"budget_spent"`
 	// UniqueInput and Prompt are mean tokens per question.
-	UniqueInput float64              `json:"unique_input_tokens"`
-	Prompt      float64              `json:"prompt_tokens"`
-	ByTool      map[string]ToolStats `json:"by_tool"`
-	ByFailure   map[string]int       `json:"by_failure"` // failed calls by kind, and FailBudget by questions
+	UniqueInput float64 `json:"unique_input_tokens"`
+	Prompt      float64 `json:"prompt_tokens"`
+	// Turns is model calls in all; Uncounted those the server cut without
+	// token counts (agent.Tokens.Uncounted), which the token means leave
+	// out.
+	Turns     int                  `json:"turns"`
+	Uncounted int                  `json:"uncounted_turns"`
+	ByTool    map[string]ToolStats `json:"by_tool"`
+	ByFailure map[string]int       `json:"by_failure"` // failed calls by kind, and FailBudget by questions
 }
 
 // ToolStats counts one tool's calls.
@@ -128,6 +133,8 @@ func summarize(agent string, questions []string, byQ map[string]Result) Summary 
 		}
 		s.UniqueInput += float64(r.Outcome.Tokens.UniqueInput)
 		s.Prompt += float64(r.Outcome.Tokens.Prompt)
+		s.Turns += r.Outcome.Tokens.Turns
+		s.Uncounted += r.Outcome.Tokens.Uncounted
 	}
 	n := float64(len(questions))
 	s.Accuracy = float64(s.Correct) / n
@@ -204,10 +211,10 @@ func (r Report) WriteTable(w io.Writer) error {
 	fmt.Fprintf(&b, "set %s, model %s, %d questions, %s\n\n", r.Set, r.Model, r.Questions, r.Date)
 	// A strings.Builder never fails a write: the tabwriter's are not checked.
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	_, _ = fmt.Fprintln(tw, "agent\taccuracy\t95% CI\ttool calls/q\tfailed calls\tq with failed call\tbudget spent\terrors\tunique input tokens/q")
+	_, _ = fmt.Fprintln(tw, "agent\taccuracy\t95% CI\ttool calls/q\tfailed calls\tq with failed call\tbudget spent\terrors\tunique input tokens/q\tturns (uncounted)")
 	for _, s := range r.Agents {
-		_, _ = fmt.Fprintf(tw, "%s\t%.1f %%\t%.1f–%.1f\t%.1f\t%.1f %%\t%d\t%d\t%d\t%.0f\n", s.Agent, 100*s.Accuracy, 100*s.CI[0], 100*s.CI[1],
-			s.MeanCalls, 100*s.FailedRate, s.WithFailed, s.Budget, s.Errors, s.UniqueInput)
+		_, _ = fmt.Fprintf(tw, "%s\t%.1f %%\t%.1f–%.1f\t%.1f\t%.1f %%\t%d\t%d\t%d\t%.0f\t%d (%d)\n", s.Agent, 100*s.Accuracy, 100*s.CI[0], 100*s.CI[1],
+			s.MeanCalls, 100*s.FailedRate, s.WithFailed, s.Budget, s.Errors, s.UniqueInput, s.Turns, s.Uncounted)
 	}
 	_ = tw.Flush()
 	if len(r.Pairs) > 0 {

@@ -170,7 +170,8 @@ func TestSummarize_AccuracyFailuresAndPairedBootstrap(t *testing.T) {
 	for i, q := range []string{"q1", "q2", "q3", "q4"} {
 		results = append(results, res(q, "a", i < 3, ok, bad), res(q, "b", i < 3, ok), res(q, "c", i == 0))
 	}
-	results[2].Outcome.Answered = false // c on q1 ran out of budget (and was right by chance of the test)
+	results[2].Outcome.Answered = false                                         // c on q1 ran out of budget (and was right by chance of the test)
+	results[0].Outcome.Tokens.Turns, results[0].Outcome.Tokens.Uncounted = 3, 1 // a turn the server cut
 	results = append(results, Result{Question: "q5", Agent: "a", Error: "server down"}, res("q5", "b", false), res("q5", "c", false))
 	rep := Summarize(results, 1)
 	a, c := rep.Agents[0], rep.Agents[2]
@@ -179,6 +180,9 @@ func TestSummarize_AccuracyFailuresAndPairedBootstrap(t *testing.T) {
 	}
 	if a.MeanCalls != 8.0/5 || a.FailedRate != 0.5 || a.WithFailed != 4 || a.ByTool["query"] != (ToolStats{Calls: 8, Failed: 4}) || a.ByFailure[FailSQL] != 4 {
 		t.Errorf("agent a's calls: %+v", a)
+	}
+	if a.Turns != 3 || a.Uncounted != 1 {
+		t.Errorf("agent a's turns: %d, %d uncounted", a.Turns, a.Uncounted)
 	}
 	if c.Budget != 1 || c.ByFailure[FailBudget] != 1 {
 		t.Errorf("agent c's budget: %+v", c)
@@ -202,7 +206,7 @@ func TestSummarize_AccuracyFailuresAndPairedBootstrap(t *testing.T) {
 	if err := rep.WriteTable(&out); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"a  ", "60.0 %", "a − c: +40.0 points", "query 8 (4 failed)", "sql_error 4", "budget 1"} {
+	for _, want := range []string{"a  ", "60.0 %", "a − c: +40.0 points", "query 8 (4 failed)", "sql_error 4", "budget 1", "3 (1)"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}
