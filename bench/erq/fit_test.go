@@ -53,7 +53,7 @@ func TestFitReproducesTheCommittedModel(t *testing.T) {
 
 func TestFitPairsRoundTrip(t *testing.T) {
 	in := []fitSample{
-		{set: "patstat", a: "x", b: "y", same: true, values: []float64{0.9, 1, 0, 1, 0.5, 0.25, 0, 0, 0.125, 1, 1, 0.5, 0.45, 0.5}},
+		{set: "patstat", a: "x", b: "y", same: true, values: []float64{0.9, 1, 0, 1, 0.5, 0.25, 0, 0, 0.125, 1, 1, 0.5, 0.45, 0.5, 1}},
 		{set: "abt-buy", a: "p", b: "q", values: make([]float64, len(resolve.Features))},
 	}
 	out, err := readFitPairs(writeFitPairs(in))

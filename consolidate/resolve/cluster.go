@@ -118,10 +118,90 @@ func (r *resolver) sim(i, j int) float64 {
 	if !ok {
 		return r.cfg.MinClusterSim
 	}
-	if r.model != nil && c < r.cfg.MinClusterSim && r.scoreHolds(i, j, c) {
-		return r.cfg.MinClusterSim // the score does not call them apart
+	if r.model != nil && c < r.cfg.MinClusterSim && (r.scoreHolds(i, j, c) || r.sharedCore(i, j) >= 0) {
+		return r.cfg.MinClusterSim // the score does not call them apart, or both extend one core
 	}
 	return c
+}
+
+// sharedCore returns a core of the pair (i, j), or -1: an entity merged
+// with both (an accepted link to each) whose name words are all in both
+// names, as the containment signal agrees (IDF-weighted containment ≥
+// containmentLevel), that is not short. Such a pair is a name family, one
+// core with different qualifiers: "AKZO NOBEL" in "AKZO ARNHEM NOBEL V" and
+// in "AKZO NAAMLOOZE NOBEL VENNOOTSCHAP", whose cosine is low because the
+// qualifiers differ. The guards stay absolute: a pair whose numbers differ,
+// or whose names differ only in a variant word ("Jacket black" / "Jacket
+// white" around "Jacket"), has no core. The lowest such entity is returned.
+func (r *resolver) sharedCore(i, j int) int {
+	if r.guarded(i, j) {
+		return -1
+	}
+	li, lj := r.links[i], r.links[j]
+	for x, y := 0, 0; x < len(li) && y < len(lj); {
+		switch {
+		case li[x] < lj[y]:
+			x++
+		case li[x] > lj[y]:
+			y++
+		default:
+			if k := int(li[x]); r.isCoreOf(k, i) && r.isCoreOf(k, j) {
+				return k
+			}
+			x++
+			y++
+		}
+	}
+	return -1
+}
+
+// markCores adds SignalSharedCore to the merges of a cluster (its members
+// p, sorted) that link a core to the members it holds together: two
+// members the bounds would have split without a core.
+func (r *resolver) markCores(p []int, merges []Pair) {
+	if r.model == nil || len(p) < 3 {
+		return
+	}
+	core := map[[2]string]bool{}
+	mark := func(a, b int) {
+		ka, kb := r.ents[a].Key, r.ents[b].Key
+		core[[2]string{min(ka, kb), max(ka, kb)}] = true
+	}
+	for x, i := range p {
+		for _, j := range p[x+1:] {
+			if _, linked := r.accepted[pairKey(i, j)]; linked {
+				continue
+			}
+			c, ok := r.cosine(i, j)
+			if !ok || c >= r.cfg.MinClusterSim || r.scoreHolds(i, j, c) {
+				continue
+			}
+			if k := r.sharedCore(i, j); k >= 0 {
+				mark(i, k)
+				mark(j, k)
+			}
+		}
+	}
+	for m := range merges {
+		if core[[2]string{merges[m].A, merges[m].B}] && !slices.Contains(merges[m].Signals, SignalSharedCore) {
+			merges[m].Signals = append(merges[m].Signals, SignalSharedCore)
+		}
+	}
+}
+
+// guarded reports whether a guard that decides a pair whatever its score
+// keeps i and j apart: their numbers differ, or their names differ only in
+// a variant word.
+func (r *resolver) guarded(i, j int) bool {
+	t := r.text
+	return numbersDiffer(&r.feat[i], &r.feat[j]) || variantDiffer(t.name[i], t.name[j], r.variant, t.names.words)
+}
+
+// isCoreOf reports whether entity k can be the core of a family holding
+// entity i: k is not short and its name words are all in i's.
+func (r *resolver) isCoreOf(k, i int) bool {
+	t := r.text
+	return !r.feat[k].short && len(t.name[k]) > 0 && t.names.containment(t.name[k], t.name[i]) >= containmentLevel
 }
 
 // scoreHolds reports whether the score keeps two members of a group
@@ -131,7 +211,7 @@ func (r *resolver) sim(i, j int) float64 {
 // the uncertain band, so the score does not call them apart.
 func (r *resolver) scoreHolds(i, j int, c float64) bool {
 	t := r.text
-	if t.names.containment(t.name[i], t.name[j]) < tokenLevel {
+	if t.names.containment(t.name[i], t.name[j]) < tokenLevel || r.guarded(i, j) {
 		return false
 	}
 	return r.model.Score(r.values(i, j, r.keysOf(i, j), c)) >= r.model.Uncertain
@@ -366,6 +446,7 @@ func (r *resolver) clusters(parts [][]int) ([]Cluster, []int32) {
 				}
 			}
 		}
+		r.markCores(p, c.Merges)
 		slices.SortFunc(c.Merges, func(a, b Pair) int { return cmp.Or(strings.Compare(a.A, b.A), strings.Compare(a.B, b.B)) })
 		c.Band = weakestBand(c.Merges)
 		all[k] = named{c: c, members: p, base: kg.ID("entity", kg.NormalizeName(c.Canonical), normalizeType(c.Type))}

@@ -103,9 +103,12 @@
 // left out), the Jaccard of the character trigrams of the compact names,
 // the IDF-weighted Jaccard of the descriptions' words and of the names of
 // the entities' neighbours (Entity.Neighbours: collective resolution),
-// whether the descriptions' numbers differ, and the names' length. The
-// values are in Pair.Values; the signals that agree are listed in
-// Pair.Signals.
+// whether the descriptions' numbers differ, the names' length, and typo:
+// the names differ in one word each and those two words by one edit in
+// five letters or fewer (optimal string alignment: an insertion, a
+// deletion, a substitution or two letters swapped; "implementation" /
+// "implementations", "NOBEL" / "NOBLE"). The values are in Pair.Values;
+// the signals that agree are listed in Pair.Signals.
 //
 // Under RulesScore, first match wins: guard_number, with numbers compared
 // after normalising their writing (numbersDiffer); same_name;
@@ -116,7 +119,8 @@
 // prefix of the other; key_and_cosine (a key and a cosine ≥ Low: the
 // development sets hold too few such pairs to weigh the keys); then the
 // score p of the Model (logistic regression, fitted by bench/erq -fit,
-// model.json): p ≥ Merge merges (rule score) unless a short name without
+// model.json): p ≥ Merge merges (rule score; never a pair without vectors,
+// as every pair of the fit has its cosine) unless a short name without
 // key lacks a cosine ≥ ShortHigh (guard_short) or, under High, the names
 // differ in one word each that is not a respelling (guard_words: "John
 // Smith" / "Jane Smith"); a key with p under Uncertain is
@@ -124,10 +128,28 @@
 // (uncertain_score); anything else stays apart. The guards never merge;
 // a guarded pair is uncertain when its score reaches Uncertain, its
 // cosine Low or a key agrees. Pair.Score holds p and the margin of an
-// uncertain pair is |Merge − p|. In the bounds, a pair that shares rare
-// words as a candidate does (containment ≥ 0.5) and whose score reaches
-// Uncertain counts at least MinClusterSim alike; the score is consulted
-// for no other pair, as it was fitted on candidate pairs.
+// uncertain pair is |Merge − p|. The fit leaves out the pairs a rule
+// decides whatever the score (Candidate.Decided: guard_number, same_name,
+// guard_variant, key_and_cosine).
+//
+// In the bounds, under RulesScore, a pair that no guard keeps apart (their
+// numbers do not differ, their names do not differ only in a variant
+// word) counts at least MinClusterSim alike when either
+//
+//   - it shares rare words as a candidate does (containment ≥ 0.5) and its
+//     score reaches Uncertain (the score is consulted for no other pair,
+//     as it was fitted on candidate pairs), or
+//   - it has a shared core: a member that is not short, merged with both
+//     (an accepted link to each), whose name words are all in both names
+//     (containment ≥ 0.999, the level at which the containment signal
+//     agrees). That is a name family, one core with different qualifiers
+//     ("AKZO NOBEL", "AKZO ARNHEM NOBEL V", "AKZO NAAMLOOZE NOBEL
+//     VENNOOTSCHAP"), whose members can be far apart by cosine. The merges
+//     from the core to two members held only this way carry the signal
+//     shared_core in the merge log.
+//
+// The chaining trap has neither: its ends ("Northwind", "Southwind") share
+// no word, so the bound splits it by their cosine.
 //
 // Uncertain pairs whose ends end in different clusters are returned for
 // review, the most doubtful first: by the distance of their cosine from

@@ -7,8 +7,9 @@ import (
 
 // Candidate is a candidate pair with the values of its signals, in the
 // order of Features: what a model is fitted on. Decided says which rule
-// decides the pair whatever its score (same_name, or guard_number); such a
-// pair teaches the score nothing.
+// decides the pair whatever its score (guard_number, same_name,
+// guard_variant, key_and_cosine: the rules decideByScore applies before the
+// score); such a pair teaches the score nothing.
 type Candidate struct {
 	A, B    string // entity keys, A < B
 	Values  []float64
@@ -47,6 +48,8 @@ func Candidates(ctx context.Context, entities []Entity, cfg Config) ([]Candidate
 			k.Decided = RuleSameName
 		case variantDiffer(r.text.name[i], r.text.name[j], r.variant, r.text.names.words):
 			k.Decided = RuleGuardVariant
+		case c.keys != 0 && r.hasVec[i] && r.hasVec[j] && cos >= r.cfg.Low:
+			k.Decided = RuleKeyCosine
 		}
 		out = append(out, k)
 	}

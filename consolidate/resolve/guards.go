@@ -177,3 +177,48 @@ func variantDiffer(a, b []uint32, variant []bool, words []string) bool {
 	wa, wb, ok := oneWordEach(a, b)
 	return ok && (variant[wa] || variant[wb]) && !respelling(words[wa], words[wb])
 }
+
+// typoLevel is the least edit similarity of two words that differ by a
+// typo: at most one edit (an insertion, a deletion, a substitution or two
+// letters swapped) in five letters.
+const typoLevel = 0.8
+
+// typoDiffer reports whether two bags differ in exactly one word each and
+// the two words differ by a typo: "implementation" / "implementations",
+// "facilitate" / "falilitate", "ALCATEL" / "ALKATEL", "NOBEL" / "NOBLE".
+func typoDiffer(a, b []uint32, words []string) bool {
+	wa, wb, ok := oneWordEach(a, b)
+	return ok && editSimilarity(words[wa], words[wb]) >= typoLevel
+}
+
+// editSimilarity is 1 minus the optimal-string-alignment distance of two
+// words (Levenshtein with adjacent transpositions) over the longer's
+// length in runes.
+func editSimilarity(a, b string) float64 {
+	ra, rb := []rune(a), []rune(b)
+	n := max(len(ra), len(rb))
+	if n == 0 {
+		return 1
+	}
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return 1 - float64(d[len(ra)][len(rb)])/float64(n)
+}

@@ -67,6 +67,11 @@ const (
 	SignalType        Signal = "type"        // both types known and equal
 	SignalNeighbours  Signal = "neighbours"  // IDF-weighted overlap of the names they are related to
 	SignalVariant     Signal = "variant"     // the names differ only in a variant word: evidence against
+	SignalTypo        Signal = "typo"        // the names differ in one word each, and those two words by a typo
+	// SignalSharedCore, on a merge: its shorter name is the core of a name
+	// family, all its words in both of two members that the cluster bounds
+	// keep together only because of it (cluster.go, sharedCore).
+	SignalSharedCore Signal = "shared_core"
 	// SignalDescriptionNumbers: the descriptions hold different numbers
 	// (another year, another model): evidence against.
 	SignalDescriptionNumbers Signal = "description_numbers"
@@ -531,6 +536,9 @@ func (r *resolver) decideByScore(p Pair, i, j int, keys keyKind) (Pair, bool, bo
 	}
 	listed := p.Score >= m.Uncertain || keys != 0 || c >= r.cfg.Low
 	short := (fi.short || fj.short) && keys == 0 && c < r.cfg.ShortHigh
+	// Without a vector the score is outside what it was fitted on (every
+	// candidate pair of the fit has its cosine): it ranks, but never merges.
+	merges := p.Score >= m.Merge && p.Band != BandNone
 	switch {
 	case numbersDiffer(fi, fj):
 		if listed {
@@ -546,14 +554,14 @@ func (r *resolver) decideByScore(p Pair, i, j int, keys keyKind) (Pair, bool, bo
 	case keys != 0 && c >= r.cfg.Low:
 		p.Rule = RuleKeyCosine
 		return p, true, false
-	case p.Score >= m.Merge && short:
+	case merges && short:
 		return doubt(RuleGuardShort)
-	case p.Score >= m.Merge && c < r.cfg.High && substituted(r.text.name[i], r.text.name[j], r.text.names.words):
+	case merges && c < r.cfg.High && substituted(r.text.name[i], r.text.name[j], r.text.names.words):
 		return doubt(RuleGuardWords)
-	case p.Score >= m.Merge:
+	case merges:
 		p.Rule = RuleScore
 		return p, true, false
-	case keys != 0 && p.Score < m.Uncertain:
+	case keys != 0 && (p.Score < m.Uncertain || p.Band == BandNone):
 		return doubt(RuleKeyOnly)
 	case listed:
 		return doubt(RuleUncertainScore)

@@ -27,11 +27,13 @@ import (
 //     differ as numbersDiffer compares names (another year, another model);
 //   - length: the number of words of the shorter name over 10, at most 1,
 //     and cosine×length, containment×length: a title of ten words that
-//     shares most of them says less than a company name of two.
+//     shares most of them says less than a company name of two;
+//   - typo: 1 when the names differ in one word each and those two words
+//     by a typo (typoDiffer: one edit in five letters or fewer).
 var Features = []Signal{
 	SignalCosine, "key", SignalAcronym, SignalContainment, SignalIDFOverlap, SignalTrigram,
 	SignalDescription, "description_known", SignalNeighbours, "neighbours_known",
-	SignalDescriptionNumbers, "length", "cosine_x_length", "containment_x_length",
+	SignalDescriptionNumbers, "length", "cosine_x_length", "containment_x_length", SignalTypo,
 }
 
 // Model is a logistic regression over Features, and its bands: a pair

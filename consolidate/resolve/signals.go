@@ -217,8 +217,9 @@ func (r *resolver) values(i, j int, keys keyKind, cosine float64) []float64 {
 	x := []float64{
 		max(0, cosine), b(keys&(keySuffix|keyPlural) != 0), b(keys&keyAcronym != 0),
 		t.names.containment(t.name[i], t.name[j]), t.names.jaccard(t.name[i], t.name[j]), setJaccard(t.tri[i], t.tri[j]),
-		0, 0, 0, 0, 0, 0, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 0, 0,
 	}
+	x[14] = b(typoDiffer(t.name[i], t.name[j], t.names.words))
 	long := min(1, float64(min(len(t.name[i]), len(t.name[j])))/10)
 	x[11], x[12], x[13] = long, x[0]*long, x[3]*long
 	if len(t.desc[i]) > 0 && len(t.desc[j]) > 0 {
@@ -255,6 +256,7 @@ func (r *resolver) addSignals(p *Pair, i, j int, keys keyKind) {
 		{SignalDescription, x[6], descriptionLevel},
 		{SignalNeighbours, x[8], neighboursLevel},
 		{SignalDescriptionNumbers, x[10], 1},
+		{SignalTypo, x[14], 1},
 	} {
 		if s.v >= s.level {
 			p.Signals = append(p.Signals, s.s)

@@ -1,0 +1,114 @@
+package resolve
+
+import (
+	"math"
+	"slices"
+	"testing"
+)
+
+// family returns a core at e0 and two longer names at cosine c from it, on
+// either side of it in one plane, so that the two are at cos 2·acos(c)
+// from each other, with the filler names as the rest of the build.
+func family(core, left, right string, c float64) []Entity {
+	var s space
+	e0, e1 := s.axis(), s.axis()
+	theta := math.Acos(c)
+	ents := []Entity{
+		ent("core", core, "organization", e0),
+		ent("left", left, "organization", plane(e0, e1, theta)),
+		ent("right", right, "organization", plane(e0, e1, -theta)),
+	}
+	for k, n := range filler {
+		ents = append(ents, ent(string(rune('f'+k)), n, "organization", s.axis()))
+	}
+	return ents
+}
+
+// TestBoundKeepsANameFamilyAroundItsCore: PATSTAT's name families, a core
+// and its forms with a city or a legal form in another language, are one
+// company although two of the forms are far apart by cosine (0.62 here,
+// under the bound of 0.75) and share too few words for the score to hold
+// them. Both were merged with the core, whose words are all in both: the
+// bound keeps the family whole and the merge log says why.
+func TestBoundKeepsANameFamilyAroundItsCore(t *testing.T) {
+	ents := family("Akzo Nobel", "Akzo Arnheimarnhem NL Nobel V", "Akzo Naamlooze Nobel Vennootschap", 0.9)
+	res := mustResolve(t, ents, Config{})
+	if !together(res, "core", "left") || !together(res, "core", "right") {
+		t.Fatalf("the family is split: %+v; splits %+v", clusterOf(res, "core"), res.Splits)
+	}
+	if len(res.Splits) != 0 {
+		t.Errorf("splits = %+v, want none", res.Splits)
+	}
+	for _, other := range []string{"left", "right"} {
+		m := mergeOf(res, "core", other)
+		if m == nil || !slices.Contains(m.Signals, SignalSharedCore) {
+			t.Errorf("merge core-%s = %+v, want the %s signal", other, m, SignalSharedCore)
+		}
+	}
+}
+
+// TestBoundSplitsAFamilyOfVariants: a core does not hold two names that
+// differ only in a variant word of the build ("black" and "white" are the
+// only difference of two names in two contexts): the guards stay absolute
+// in the bound too.
+func TestBoundSplitsAFamilyOfVariants(t *testing.T) {
+	ents := family("Harbour Jacket", "Harbour Jacket black", "Harbour Jacket white", 0.9)
+	var s space
+	s.next = testDim - 2
+	ents = append(ents, ent("s1", "Scarf black", "organization", s.axis()), ent("s2", "Scarf white", "organization", s.axis()))
+	res := mustResolve(t, ents, Config{})
+	if together(res, "left", "right") {
+		t.Errorf("black and white jackets in one cluster: %+v", clusterOf(res, "left"))
+	}
+}
+
+// TestSignalTypoMergesTitlesThatDifferByATypo: two long titles that differ
+// in one word each, by one edit (DBLP-ACM: "implementation" /
+// "implementations", "facilitate" / "falilitate"), are one paper. The typo
+// signal lets the score say so where a linear score over cosine and length
+// alone put such a pair at 0.03.
+func TestSignalTypoMergesTitlesThatDifferByATypo(t *testing.T) {
+	var s space
+	a, b := s.axis(), s.axis()
+	ents := []Entity{
+		ent("p1", "Semantics for update rule programs and implementation in a relational database management system", "publication", a),
+		ent("p2", "Semantics for Update Rule Programs and Implementations in a Relational Database Management System", "publication", s.near(a, 0.998)),
+		ent("q1", "Using semantic values to facilitate interoperability among heterogeneous information systems", "publication", b),
+		ent("q2", "Using Semantic Values to Falilitate Interoperability Among Heterogeneous Information Systems", "publication", s.near(b, 0.964)),
+	}
+	res := mustResolve(t, ents, Config{})
+	for _, pq := range [][2]string{{"p1", "p2"}, {"q1", "q2"}} {
+		m := mergeOf(res, pq[0], pq[1])
+		if m == nil || m.Rule != RuleScore || !slices.Contains(m.Signals, SignalTypo) {
+			t.Errorf("%s / %s: merge %+v, uncertain %+v; want merged by the score with the typo signal", pq[0], pq[1], m, uncertainPair(res, pq[0], pq[1]))
+		}
+	}
+}
+
+func TestTypoDifferIsOneEditInFiveLetters(t *testing.T) {
+	x := indexOf("Implementation in a system", "Implementations in a system", "AKZO NOBEL", "AKZO NOBLE",
+		"John Smith", "Jane Smith", "Northwind", "Southwind", "Sodium chloride", "Sodium chlorate", "Acme", "Acme Widgets")
+	for _, tt := range []struct {
+		a, b int
+		want bool
+	}{{0, 1, true}, {2, 3, true}, {4, 5, false}, {6, 7, false}, {8, 9, false}, {10, 11, false}} {
+		if got := typoDiffer(x.name[tt.a], x.name[tt.b], x.names.words); got != tt.want {
+			t.Errorf("typoDiffer(%q, %q) = %v, want %v", x.names.words[x.name[tt.a][0]], x.names.words[x.name[tt.b][0]], got, tt.want)
+		}
+	}
+}
+
+// TestScoreNeverMergesWithoutVectors: every pair the score was fitted on
+// has a cosine; a pair without vectors is ranked by the score but never
+// merged by it ("Porto Plants" / "Porto Plant": a plural key and a typo,
+// and no cosine to confirm them).
+func TestScoreNeverMergesWithoutVectors(t *testing.T) {
+	ents := []Entity{{Key: "a", Name: "Porto Plants", Type: "Plant"}, {Key: "b", Name: "Porto Plant", Type: "Plant"}}
+	res := mustResolve(t, ents, Config{})
+	if together(res, "a", "b") {
+		t.Fatalf("merged without vectors: %+v", clusterOf(res, "a"))
+	}
+	if u := uncertainPair(res, "a", "b"); u == nil || u.Rule != RuleKeyOnly || u.Score == 0 {
+		t.Errorf("uncertain = %+v, want key_without_cosine with a score", u)
+	}
+}
