@@ -20,10 +20,17 @@ const (
 	rrfK      = 60 // the reciprocal rank fusion constant (Cormack et al. 2009)
 )
 
-// Embedder embeds texts with a named model; *llm.Client is one.
+// Embedder embeds texts with a named model and names the vectors it makes
+// by the model's digest, as a build records it in the manifest (Ollama's
+// digest, or "onnx-sha256:…" for ONNX Runtime's graph); *llm.Client is one.
 type Embedder interface {
 	Embed(ctx context.Context, model string, inputs []string, batch int) ([][]float32, error)
+	ModelDigests(ctx context.Context, names ...string) (map[string]string, error)
 }
+
+// onnxDigest starts the embed digest of a bundle whose vectors ONNX
+// Runtime made (onnxembed.Model.Digest).
+const onnxDigest = "onnx-sha256:"
 
 // SetEmbedder gives sems a way to embed its query with each vector set's
 // model. Without one, sems ranks by BM25 alone and says so.
@@ -99,9 +106,11 @@ func fuse(lexical, dense []ranked, top int) []semsHit {
 }
 
 // dense ranks the ids of every vector set of the bundle by cosine
-// similarity to the query embedded with the set's model. When it cannot
-// (no vectors, no embedder, the embedding server unreachable) it returns no
-// ranking and a note that says why, and sems goes on with BM25.
+// similarity to the query embedded with the set's model, by the runtime
+// that made the set (sameVectors). When it cannot (no vectors, no
+// embedder, another runtime's embedder, the embedding server unreachable)
+// it returns no ranking and a note that says why, and sems goes on with
+// BM25.
 func (t *Toolbox) dense(ctx context.Context, q string, depth int) ([]ranked, string, error) {
 	sets := slices.Sorted(maps.Keys(t.b.Manifest.Vectors))
 	switch {
@@ -113,6 +122,9 @@ func (t *Toolbox) dense(ctx context.Context, q string, depth int) ([]ranked, str
 	var all []ranked
 	for _, name := range sets {
 		model := t.b.Manifest.Vectors[name].Model
+		if note, err := t.sameVectors(ctx, model); note != "" || err != nil {
+			return nil, note, err
+		}
 		vecs, err := t.emb.Embed(ctx, model, []string{q}, 1)
 		if err != nil || len(vecs) != 1 {
 			if ctx.Err() != nil {
@@ -128,6 +140,50 @@ func (t *Toolbox) dense(ctx context.Context, q string, depth int) ([]ranked, str
 	}
 	slices.SortStableFunc(all, func(a, b ranked) int { return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.ID, b.ID)) })
 	return all[:min(depth, len(all))], "", nil
+}
+
+// sameVectors says why the query cannot be compared with the bundle's
+// vectors of model, or "" when it can: the embedder must make the vectors
+// the build made, by the digest the manifest keeps (vectors of two
+// runtimes, or of a model replaced under its name, are never compared). A
+// bundle that kept no digest for model is taken as it is.
+func (t *Toolbox) sameVectors(ctx context.Context, model string) (string, error) {
+	want := t.b.Manifest.Models["embed"]
+	if want.Name != model || want.Digest == "" {
+		return "", nil
+	}
+	got, err := t.emb.ModelDigests(ctx, model)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		return fmt.Sprintf("the embedding server could not embed the query with %s (%v): BM25 alone", model, err), nil
+	}
+	if got[model] == want.Digest {
+		return "", nil
+	}
+	note := fmt.Sprintf("the bundle's vectors of %s were made by %s (%s) but this session embeds with %s (%s), and vectors of two runtimes are not compared: BM25 alone",
+		model, runtimeOf(want.Digest), shortDigest(want.Digest), runtimeOf(got[model]), shortDigest(got[model]))
+	if strings.HasPrefix(want.Digest, onnxDigest) {
+		note += " (run scripts/onnx.sh up, the files the build embedded with, so the query is embedded in process too)"
+	}
+	return note, nil
+}
+
+func runtimeOf(digest string) string {
+	if strings.HasPrefix(digest, onnxDigest) {
+		return "ONNX Runtime"
+	}
+	return "Ollama"
+}
+
+// shortDigest is a digest's scheme and first 12 hex digits.
+func shortDigest(d string) string {
+	scheme, hex, ok := strings.Cut(d, ":")
+	if !ok {
+		scheme, hex = "", d
+	}
+	return scheme + ":" + hex[:min(12, len(hex))]
 }
 
 // nearest returns the depth ids of vector set name nearest to v by cosine.

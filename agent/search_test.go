@@ -10,6 +10,7 @@ import (
 
 	"kgforge/bundle"
 	"kgforge/internal/duck"
+	"kgforge/kg"
 	"kgforge/llm"
 )
 
@@ -147,4 +148,86 @@ func TestSemsIntegration_FusesVectorsOfTheRealModelWithBM25(t *testing.T) {
 		t.Errorf("want hits ranked by the vectors, some by both lists, and the carbon frame:\n%s", out)
 	}
 	t.Log(out)
+}
+
+// runtimeEmbedder is a fault double: an embedder that names its vectors
+// by digest, so a test can hand sems one of another runtime than the
+// bundle's. Every query embeds to (0, 1), the vector of spoke s00.
+type runtimeEmbedder struct {
+	digest string
+	calls  int
+}
+
+func (e *runtimeEmbedder) Embed(_ context.Context, _ string, in []string, _ int) ([][]float32, error) {
+	e.calls++
+	out := make([][]float32, len(in))
+	for i := range out {
+		out[i] = []float32{0, 1}
+	}
+	return out, nil
+}
+
+func (e *runtimeEmbedder) ModelDigests(_ context.Context, names ...string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, n := range names {
+		out[n] = e.digest
+	}
+	return out, nil
+}
+
+// embedDigestTools is the star bundle with two vectors, its manifest
+// saying that the build embedded them with digest.
+func embedDigestTools(t *testing.T, digest string) *Toolbox {
+	t.Helper()
+	out := t.TempDir()
+	w, err := bundle.Create(out, "star")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := kg.Graph{Nodes: []kg.Node{
+		{ID: "hub", Name: "hub", Kind: kg.NodeConcept, Labels: []string{"Entity"}},
+		{ID: "s00", Name: "spoke 0", Kind: kg.NodeConcept, Labels: []string{"Entity"}},
+	}}
+	vs := bundle.VectorSet{Name: "entities", Model: llm.EmbedModelForTests, Dim: 2, IDs: []string{"hub", "s00"}, Data: []float32{1, 0, 0, 1}}
+	m := bundle.Manifest{Models: map[string]bundle.Model{"embed": {Name: llm.EmbedModelForTests, Digest: digest}}}
+	src := kg.Source{ID: "s1", URI: "notes.txt", Kind: kg.KindText}
+	if _, err := w.Commit(bundle.Contents{Graph: g, Sources: []kg.Source{src}, Chunks: []kg.Chunk{starChunk}, Vectors: []bundle.VectorSet{vs}}, m); err != nil {
+		t.Fatal(err)
+	}
+	b, err := bundle.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	tb, err := NewToolbox(context.Background(), b, duck.SandboxLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tb.Close() })
+	return tb
+}
+
+// TestSems_NeverComparesTheQueryWithVectorsOfAnotherRuntime: a bundle
+// whose vectors ONNX Runtime made, and an embedder that makes Ollama's:
+// sems must not rank by the vectors (they are not the same vectors even
+// for one model) and says why and what to do; with the bundle's runtime it
+// ranks by them.
+func TestSems_NeverComparesTheQueryWithVectorsOfAnotherRuntime(t *testing.T) {
+	const onnx = "onnx-sha256:6fd5d72fe4589f189f8ebc006442dbb529bb7ce38f8082112682524616046452"
+	tb := embedDigestTools(t, onnx)
+	ollama := &runtimeEmbedder{digest: "sha256:1b226e2802dbb772b5fc32a58f103ca1804ef7501331012de126ab22f67475ef"}
+	tb.SetEmbedder(ollama)
+	out := call(t, tb, ToolSems, `{"query":"spoke 0"}`)
+	wantAll(t, "sems, Ollama's query against ONNX vectors", out,
+		"note: the bundle's vectors of "+llm.EmbedModelForTests+" were made by ONNX Runtime (onnx-sha256:6fd5d72fe458) but this session embeds with Ollama (sha256:1b226e2802db)",
+		"BM25 alone", "run scripts/onnx.sh up", "\tvector -: spoke 0")
+	if ollama.calls != 0 {
+		t.Errorf("the query was embedded %d times by the wrong runtime", ollama.calls)
+	}
+	same := &runtimeEmbedder{digest: onnx}
+	tb.SetEmbedder(same)
+	out = call(t, tb, ToolSems, `{"query":"spoke 0"}`)
+	if strings.Contains(out, "note:") || !strings.Contains(out, "\tvector 1: spoke 0") || same.calls != 1 {
+		t.Errorf("sems with the bundle's runtime did not rank by the vectors (%d embeddings):\n%s", same.calls, out)
+	}
 }

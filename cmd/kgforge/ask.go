@@ -53,7 +53,7 @@ func askCmd(*globals) *cobra.Command {
 				defer func() { err = errors.Join(err, f.Close()) }()
 				opts.Transcript = f
 			}
-			a, err := agent.New(cmd.Context(), client, b, opts)
+			a, err := agent.New(cmd.Context(), withQueryEmbedder(client, b), b, opts)
 			if err != nil {
 				return askError(err)
 			}

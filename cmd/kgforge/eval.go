@@ -105,7 +105,7 @@ func runEval(ctx context.Context, g *globals, f *evalFlags) (err error) {
 		defer func() { err = errors.Join(err, tf.Close()) }()
 		f.opts.Transcript = tf
 	}
-	agents, closeAll, err := eval.NewAgents(ctx, client, b, f.opts, f.agents)
+	agents, closeAll, err := eval.NewAgents(ctx, withQueryEmbedder(client, b), b, f.opts, f.agents)
 	defer func() { err = errors.Join(err, closeAll()) }()
 	if err != nil {
 		return askError(err)

@@ -47,7 +47,7 @@ func mcpCmd(g *globals) *cobra.Command {
 			defer func() { err = errors.Join(err, tb.Close()) }()
 			if client, err := llm.New(llm.Options{}); err == nil { // sems embeds its query with the bundle's model
 				defer client.Close()
-				tb.SetEmbedder(client)
+				tb.SetEmbedder(withQueryEmbedder(client, b))
 			}
 			s := mcp.NewServer(tb, buildVersion())
 			if addr == "" {
