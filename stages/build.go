@@ -155,7 +155,7 @@ func (b *build) openExtract() error {
 		return err
 	}
 	b.digests = &modelDigests{client: b.rn.LLM, want: []string{p.LLM.ChatModel}}
-	if p.Resolution.EmbeddingsOn() {
+	if p.Resolution.EmbeddingsOn() && embedsThroughOllama(p) {
 		b.digests.want = append(b.digests.want, p.LLM.EmbedModel)
 	}
 	b.exOpts = extract.Options{

@@ -1,12 +1,14 @@
 package stages
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
 
+	"kgforge/consolidate"
 	"kgforge/onnxembed"
 	"kgforge/pipelines"
 )
@@ -23,27 +25,53 @@ var onnxModels struct {
 // "Embedding throughput").
 const onnxBatch = 16
 
+// onnxPerCall is the texts handed to the model at once: it sorts each
+// call's texts by length before it cuts them into batches of onnxBatch, so
+// the more it sees at once the less of a batch is padding.
+const onnxPerCall = 4096
+
+// ONNXModelEmbedder is a build's entity embedder on m (bench/million
+// measures it).
+func ONNXModelEmbedder(m *onnxembed.Model, cache consolidate.Cache) *consolidate.ModelEmbedder {
+	send := func(ctx context.Context, model string, texts []string, _ int) ([][]float32, error) {
+		return m.Embed(ctx, model, texts, onnxBatch)
+	}
+	return &consolidate.ModelEmbedder{Send: send, Model: onnxembed.ModelName, Digest: m.Digest(), Cache: cache, Batch: onnxPerCall}
+}
+
 // ollamaEmbedBatch is the texts per /api/embed request: Ollama's best on
 // this machine's measurement, one request at a time (more slots did worse).
 const ollamaEmbedBatch = 256
 
-// onnxEmbedder returns the in-process embedder the pipeline's
-// llm.embed_runtime asks for, or nil for Ollama: onnx requires the files
-// of scripts/onnx.sh; auto uses them when they are there and the model is
-// the one they hold.
-func onnxEmbedder(p *pipelines.Pipeline) (*onnxembed.Model, error) {
+// embedsThroughOllama reports whether a build of p embeds entity names
+// through the server, which is then asked for the model's digest: not when
+// llm.embed_runtime is onnx, nor auto with the files of scripts/onnx.sh
+// there and the one model they hold.
+func embedsThroughOllama(p *pipelines.Pipeline) bool {
 	rt := p.LLM.EmbedRuntime
 	if rt == pipelines.EmbedOllama || p.LLM.EmbedModel != onnxembed.ModelName {
-		return nil, nil
+		return true
 	}
+	return rt != pipelines.EmbedONNX && !onnxFiles().Present()
+}
+
+// onnxFiles are the files of scripts/onnx.sh under the user's cache.
+func onnxFiles() onnxembed.Files {
 	base, err := os.UserCacheDir()
 	if err != nil {
 		base = os.TempDir()
 	}
-	files := onnxembed.DefaultFiles(filepath.Join(base, "kgforge"))
-	if rt != pipelines.EmbedONNX && !files.Present() {
+	return onnxembed.DefaultFiles(filepath.Join(base, "kgforge"))
+}
+
+// onnxEmbedder returns the in-process embedder the pipeline's
+// llm.embed_runtime asks for, or nil for Ollama (embedsThroughOllama): onnx
+// requires the files of scripts/onnx.sh.
+func onnxEmbedder(p *pipelines.Pipeline) (*onnxembed.Model, error) {
+	if embedsThroughOllama(p) {
 		return nil, nil
 	}
+	files := onnxFiles()
 	onnxModels.Lock()
 	defer onnxModels.Unlock()
 	if m := onnxModels.open[files.Graph]; m != nil {
@@ -51,7 +79,7 @@ func onnxEmbedder(p *pipelines.Pipeline) (*onnxembed.Model, error) {
 	}
 	m, err := onnxembed.Open(files, runtime.GOMAXPROCS(0))
 	if err != nil {
-		return nil, fmt.Errorf("resolve entities: llm.embed_runtime %s: %w", rt, err)
+		return nil, fmt.Errorf("resolve entities: llm.embed_runtime %s: %w", p.LLM.EmbedRuntime, err)
 	}
 	if onnxModels.open == nil {
 		onnxModels.open = map[string]*onnxembed.Model{}

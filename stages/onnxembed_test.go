@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"kgforge/bundle"
 	"kgforge/pipelines"
 )
 
@@ -76,5 +77,37 @@ func TestEmbedderOllamaSendsBatchesOf256(t *testing.T) {
 	}
 	if e.Batch != 256 || e.Digest != "sha256:abc" {
 		t.Errorf("Ollama embedder: batch %d, digest %q; want 256 and the server's digest", e.Batch, e.Digest)
+	}
+}
+
+// TestRunner_ONNXEmbedRuntimeNeverAsksTheServerForTheEmbedModel builds
+// with llm.embed_runtime onnx, and with auto where the files are there,
+// against a server that lacks the embedding model (a fault double: it
+// serves the chat model alone). The build embeds in process, so it must
+// not fail on the server's missing model, and the manifest names the ONNX
+// graph's digest.
+func TestRunner_ONNXEmbedRuntimeNeverAsksTheServerForTheEmbedModel(t *testing.T) {
+	if !onnxFiles().Present() {
+		t.Skip("no files of scripts/onnx.sh (run scripts/onnx.sh up; make test does)")
+	}
+	for _, rt := range []pipelines.EmbedRuntime{pipelines.EmbedONNX, pipelines.EmbedAuto} {
+		t.Run(string(rt), func(t *testing.T) {
+			c, _ := fakeOllama(t, false)
+			p, _ := sixDocs(t)
+			on := true
+			p.Resolution.Embeddings, p.LLM.EmbedRuntime = &on, rt
+			out := t.TempDir()
+			if _, err := (&Runner{LLM: c, CacheDir: t.TempDir(), OutDir: out}).Run(context.Background(), p); err != nil {
+				t.Fatalf("build with embed_runtime %s: %v", rt, err)
+			}
+			b, err := bundle.Open(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = b.Close() }()
+			if e := b.Manifest.Models["embed"]; e.Name != p.LLM.EmbedModel || !strings.HasPrefix(e.Digest, "onnx-sha256:") {
+				t.Errorf("manifest embed model %+v; want %s with the ONNX graph's digest", e, p.LLM.EmbedModel)
+			}
+		})
 	}
 }

@@ -314,7 +314,7 @@ func (rn *Runner) embedder(ctx context.Context, p *pipelines.Pipeline, digests *
 		if rn.Log != nil {
 			rn.Log.Info("embedding entities in process through ONNX Runtime", "model", p.LLM.EmbedModel, "digest", m.Digest())
 		}
-		return &consolidate.ModelEmbedder{Send: m.Embed, Model: p.LLM.EmbedModel, Digest: m.Digest(), Cache: vcache, Batch: onnxBatch}, nil
+		return ONNXModelEmbedder(m, vcache), nil
 	}
 	d, err := digests.get(ctx, p.LLM.EmbedModel)
 	if err != nil {
