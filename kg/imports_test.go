@@ -44,6 +44,7 @@ var allowed = map[string][]string{
 	"bench/agentq":   {"agent", "agent/eval", "bundle", "llm", "pipelines", "stages"},
 	"bench/engine":   {"stages"},
 	"bench/embed":    {"llm", "onnxembed"},
+	"bench/million":  {"consolidate", "consolidate/resolve", "llm", "onnxembed", "pipelines", "stages"},
 	"bench/dispatch": {"llm"},
 	"bench/memory":   {},
 	"onnxembed":      {},
