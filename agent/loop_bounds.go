@@ -133,15 +133,20 @@ var replyTool = regexp.MustCompile(`^\s*\{\s*"tool"\s*:\s*"([^"]{1,40})"`)
 
 // runawayError is the malformed call of a reply that ran away in one
 // argument: stopped at a run of one character (runawayStops) or cut by the
-// server. It shows the start of the reply and says how to call right.
+// server. It does not quote the reply: a base model continues a quoted
+// argument with the message that follows it (measured: the next call's id
+// was "s1 (call cat again with a short argument …").
 func runawayError(reply string, cut bool) *CallError {
-	how := "repeated one character until it was stopped"
+	how := "stopped at one character repeated"
 	if cut {
-		how = "repeated one token until the server cut it"
+		how = "cut by the server at one token repeated"
 	}
-	hint := fmt.Sprintf(`an argument is short (an id has at most %d characters: copy one from a result of ls, grep or sems); for example {"tool": "ls", "args": {}}`, maxArgLen)
+	tool := "the tool"
 	if m := replyTool.FindStringSubmatch(reply); m != nil {
-		hint = fmt.Sprintf("call %s again with a short argument (an id has at most %d characters: copy one from a result of ls, grep or sems)", m[1], maxArgLen)
+		tool = m[1]
 	}
-	return &CallError{Kind: FailMalformed, Msg: fmt.Sprintf("the reply %s: %s", how, short(reply, 60)), Hint: hint}
+	return &CallError{
+		Kind: FailMalformed, Msg: fmt.Sprintf("the call of %s ran away in an argument and was %s", tool, how),
+		Hint: fmt.Sprintf("an id is at most %d characters: copy one from a result of ls, grep or sems, or call ls with no arguments", maxArgLen),
+	}
 }
