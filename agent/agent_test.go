@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -508,5 +509,32 @@ func TestAgent_ARepeatedFailedCallIsNamedAsARepeat(t *testing.T) {
 	first, second := lastMessage(m.chats[1]).Content, lastMessage(m.chats[2]).Content
 	if strings.Contains(first, "same call") || !strings.Contains(second, "same call as call 1, which failed too") {
 		t.Errorf("first failure %q, repeat %q", first, second)
+	}
+}
+
+// TestPromptToolListing_OneSentencePerToolDocumentNoteOnce: the prompt
+// lists each tool with its first sentence only, and says how documents are
+// quoted once, not once per tool.
+func TestPromptToolListing_OneSentencePerToolDocumentNoteOnce(t *testing.T) {
+	m := script(chatModel, `{"tool":"answer","args":{"answer":"x","confidence":0.1}}`)
+	a := newAgent(t, m, Options{})
+	if _, err := a.Ask(context.Background(), "q"); err != nil {
+		t.Fatal(err)
+	}
+	sys := m.chats[0].Messages[0].Content
+	if n := strings.Count(sys, DocumentNote); n != 1 {
+		t.Errorf("the document note is in the system message %d times, want once", n)
+	}
+	for _, tool := range a.offer {
+		line := fmt.Sprintf("- %s(%s): %s\n", tool.Name, strings.Join(argNames(tool.Params), ", "), brief(tool.Description))
+		if !strings.Contains(sys, line) {
+			t.Errorf("no line %q in the listing", line)
+		}
+		if b := brief(tool.Description); strings.Contains(strings.TrimSuffix(b, "."), ". ") || strings.Contains(b, "; ") || len(b) > 260 {
+			t.Errorf("tool %s: brief description %q is more than one sentence", tool.Name, b)
+		}
+	}
+	if got := brief("Find it; each hit says where. " + DocumentNote); got != "Find it." {
+		t.Errorf("brief = %q", got)
 	}
 }

@@ -46,14 +46,29 @@ func (a *Agent) newFormat(question string) (format, error) {
 }
 
 // toolLines lists the tools for a prompt, one line each: the name, the
-// arguments (optional ones marked ?) and the description. The schema
-// itself constrains the reply, so the prompt stays short for small models.
+// arguments (optional ones marked ?) and the description's first
+// sentence (brief). The schema itself constrains the reply and the prompt
+// says once how results quote documents, so the listing stays short: every
+// token of it is read again at the first turn of every question.
 func toolLines(tools []Tool) string {
 	var b strings.Builder
 	for _, t := range tools {
-		fmt.Fprintf(&b, "- %s(%s): %s\n", t.Name, strings.Join(argNames(t.Params), ", "), t.Description)
+		fmt.Fprintf(&b, "- %s(%s): %s\n", t.Name, strings.Join(argNames(t.Params), ", "), brief(t.Description))
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// brief is a tool description up to the end of its first sentence or
+// clause (". " or "; "), without the note on quoted document text
+// (DocumentNote), ending in a full stop.
+func brief(desc string) string {
+	desc = strings.TrimSpace(strings.ReplaceAll(desc, DocumentNote, ""))
+	for i := 0; i+1 < len(desc); i++ {
+		if (desc[i] == '.' || desc[i] == ';') && desc[i+1] == ' ' {
+			return desc[:i] + "."
+		}
+	}
+	return desc
 }
 
 // argNames lists the properties of a parameters schema in their order,

@@ -32,7 +32,7 @@ func (t *Toolbox) baseTools() []Tool {
 	return []Tool{
 		{
 			Name: ToolLs,
-			Description: "List the bundle like a directory. Without arguments: node labels and kinds with counts, edge types with counts, " +
+			Description: "List the bundle like a directory, or one node's edges. Without arguments: node labels and kinds with counts, edge types with counts, " +
 				"the data tables with row counts, the SQL tables and the files. With a node id: that node's edges (type, direction, the other end's id and name, the edge id); type narrows them to one edge type.",
 			Params: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","description":"a node id (or exact name) to list the edges of; omit to list the bundle"},"type":{"type":"string","description":"only edges of this type"}}}`),
 			Run:    t.runLs,
