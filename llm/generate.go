@@ -109,6 +109,8 @@ func final(out *ChatResponse, reason string, m api.Metrics) {
 	out.DoneReason = reason
 	out.PromptTokens = m.PromptEvalCount
 	out.CompletionTokens = m.EvalCount
+	out.PromptDuration = m.PromptEvalDuration
+	out.EvalDuration = m.EvalDuration
 }
 
 func (c *Client) keepAliveFor(d time.Duration) *api.Duration {

@@ -233,7 +233,10 @@ type ChatResponse struct {
 	DoneReason       string // "stop", or "length" when NumPredict cut the reply
 	PromptTokens     int
 	CompletionTokens int
-	ToolCalls        []ToolCall // native tool calls, when the request offered Tools
+	// PromptDuration and EvalDuration are the server's time reading the
+	// prompt and writing the reply, as it reports them.
+	PromptDuration, EvalDuration time.Duration
+	ToolCalls                    []ToolCall // native tool calls, when the request offered Tools
 }
 
 // Chat sends one chat request and returns the whole reply.
