@@ -3,6 +3,7 @@ package pipelines
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestExpand(t *testing.T) {
@@ -84,5 +85,21 @@ func TestParse_OneDocument(t *testing.T) {
 	_, err := Parse([]byte("name: x\nsources: [{name: a, paths: ['*.md']}]\n---\nname: y\n"))
 	if err == nil || !strings.Contains(err.Error(), "one YAML document") {
 		t.Errorf("two documents: %v", err)
+	}
+}
+
+// TestParse_LLMTimeoutIsADuration: llm.timeout reads "90s" or "10m"; a
+// negative one is named.
+func TestParse_LLMTimeoutIsADuration(t *testing.T) {
+	p, err := Parse([]byte("name: x\nsources:\n  - {name: a, paths: ['*.md'], kind: text}\nllm: {timeout: 90s}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.LLM.Timeout != 90*time.Second {
+		t.Errorf("llm.timeout = %v, want 1m30s", p.LLM.Timeout)
+	}
+	_, err = Parse([]byte("name: x\nsources:\n  - {name: a, paths: ['*.md'], kind: text}\nllm: {timeout: -1m}\n"))
+	if err == nil || !strings.Contains(err.Error(), "llm.timeout: -1m0s: must not be negative") {
+		t.Errorf("negative timeout: err = %v", err)
 	}
 }

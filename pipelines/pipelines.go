@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 
 	"kgforge/kg"
@@ -105,6 +106,10 @@ type LLM struct {
 	// server's default. 1 is several times faster where other processes
 	// share the cores (llm.Options.NumThread).
 	NumThread int `yaml:"num_thread"`
+	// Timeout bounds each model call, including the time it waits in the
+	// server's queue (a client with more calls in flight than the server
+	// has slots waits there); 0 means 5 minutes.
+	Timeout time.Duration `yaml:"timeout"`
 }
 
 // EmbedRuntime is what embeds entity names (LLM.EmbedRuntime).
@@ -458,6 +463,9 @@ func (p *Pipeline) Validate() error {
 	}
 	checkEndpoints(bad, p.LLM)
 	checkEmbedRuntime(bad, p.LLM)
+	if p.LLM.Timeout < 0 {
+		bad("llm.timeout", p.LLM.Timeout.String(), "must not be negative (0: 5 minutes)")
+	}
 	if p.LLM.NumThread < 0 || p.LLM.NumThread > 256 {
 		bad("llm.num_thread", p.LLM.NumThread, "must be between 1 and 256, or 0 for KGFORGE_NUM_THREAD, then the server's default")
 	}

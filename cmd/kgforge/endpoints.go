@@ -10,9 +10,9 @@ import (
 )
 
 // llmOptions are the LLM client's options for a pipeline: its
-// llm.endpoints, or none (OLLAMA_HOST), and its llm.num_thread.
+// llm.endpoints, or none (OLLAMA_HOST), its llm.num_thread and llm.timeout.
 func llmOptions(p *pipelines.Pipeline) llm.Options {
-	o := llm.Options{NumThread: p.LLM.NumThread}
+	o := llm.Options{NumThread: p.LLM.NumThread, Timeout: p.LLM.Timeout}
 	for _, e := range p.LLM.Endpoints {
 		o.Endpoints = append(o.Endpoints, llm.Endpoint{URL: e.URL, Slots: e.Slots})
 	}
