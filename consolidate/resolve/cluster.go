@@ -130,9 +130,11 @@ func (r *resolver) sim(i, j int) float64 {
 // containmentLevel), that is not short. Such a pair is a name family, one
 // core with different qualifiers: "AKZO NOBEL" in "AKZO ARNHEM NOBEL V" and
 // in "AKZO NAAMLOOZE NOBEL VENNOOTSCHAP", whose cosine is low because the
-// qualifiers differ. The guards stay absolute: a pair whose numbers differ,
-// or whose names differ only in a variant word ("Jacket black" / "Jacket
-// white" around "Jacket"), has no core. The lowest such entity is returned.
+// qualifiers differ. The guards stay absolute (guarded): a pair whose
+// numbers differ, whose names differ only in a variant word ("Jacket
+// black" / "Jacket white" around "Jacket") or in one word each ("John
+// Smith" / "Jane Smith" around "Smith") has no core. The lowest such
+// entity is returned.
 func (r *resolver) sharedCore(i, j int) int {
 	if r.guarded(i, j) {
 		return -1
@@ -189,12 +191,18 @@ func (r *resolver) markCores(p []int, merges []Pair) {
 	}
 }
 
-// guarded reports whether a guard that decides a pair whatever its score
-// keeps i and j apart: their numbers differ, or their names differ only in
-// a variant word.
+// guarded reports whether a guard of the score's rules would keep i and j
+// apart however high their score, at a cosine under High (the bounds ask
+// only about pairs under MinClusterSim): their numbers differ, their
+// names differ only in a variant word, one is a short name and no key
+// agrees, or their names differ in one word each that is not a respelling
+// ("John Smith" / "Jane Smith" around "Smith").
 func (r *resolver) guarded(i, j int) bool {
-	t := r.text
-	return numbersDiffer(&r.feat[i], &r.feat[j]) || variantDiffer(t.name[i], t.name[j], r.variant, t.names.words)
+	t, fi, fj := r.text, &r.feat[i], &r.feat[j]
+	return numbersDiffer(fi, fj) ||
+		variantDiffer(t.name[i], t.name[j], r.variant, t.names.words) ||
+		((fi.short || fj.short) && r.keysOf(i, j) == 0) ||
+		substituted(t.name[i], t.name[j], t.names.words)
 }
 
 // isCoreOf reports whether entity k can be the core of a family holding
@@ -207,8 +215,9 @@ func (r *resolver) isCoreOf(k, i int) bool {
 // scoreHolds reports whether the score keeps two members of a group
 // together: they share rare words as a candidate pair found by its words
 // does (IDF-weighted containment at least tokenLevel: the score was fitted
-// on candidate pairs and says nothing of others) and their score reaches
-// the uncertain band, so the score does not call them apart.
+// on candidate pairs and says nothing of others), no guard keeps them
+// apart, and their score reaches the uncertain band, so the score does not
+// call them apart.
 func (r *resolver) scoreHolds(i, j int, c float64) bool {
 	t := r.text
 	if t.names.containment(t.name[i], t.name[j]) < tokenLevel || r.guarded(i, j) {

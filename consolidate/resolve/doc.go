@@ -132,9 +132,10 @@
 // decides whatever the score (Candidate.Decided: guard_number, same_name,
 // guard_variant, key_and_cosine).
 //
-// In the bounds, under RulesScore, a pair that no guard keeps apart (their
-// numbers do not differ, their names do not differ only in a variant
-// word) counts at least MinClusterSim alike when either
+// In the bounds, under RulesScore, a pair that no guard of these rules
+// would keep apart however high its score (numbers, variant word, one word
+// each, a short name without a key) counts at least MinClusterSim alike
+// when either
 //
 //   - it shares rare words as a candidate does (containment ≥ 0.5) and its
 //     score reaches Uncertain (the score is consulted for no other pair,

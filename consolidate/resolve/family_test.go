@@ -112,3 +112,21 @@ func TestScoreNeverMergesWithoutVectors(t *testing.T) {
 		t.Errorf("uncertain = %+v, want key_without_cosine with a score", u)
 	}
 }
+
+// TestBoundSplitsAFamilyOfSubstitutedNames: a core does not hold two names
+// that differ in one word each ("John Smith" / "Jane Smith" around
+// "Smith"): the score's rules would not merge them under High however
+// high their score (guard_words), so the bounds do not hold them either.
+func TestBoundSplitsAFamilyOfSubstitutedNames(t *testing.T) {
+	ents := family("Smithson", "John Smithson", "Jane Smithson", 0.9)
+	for k := range ents {
+		ents[k].Type = "person"
+	}
+	res := mustResolve(t, ents, Config{})
+	if together(res, "left", "right") {
+		t.Errorf("John and Jane Smithson in one cluster: %+v", clusterOf(res, "left"))
+	}
+	if !together(res, "core", "left") && !together(res, "core", "right") {
+		t.Errorf("Smithson joined neither: %+v", res.Clusters)
+	}
+}
