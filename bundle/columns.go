@@ -45,26 +45,79 @@ func writeParquet[T any](path string, cols []column[T], rows []T) error {
 	return err
 }
 
+// writeAlloc is the allocator of the Arrow data the Parquet writer builds
+// and encodes; a test counts what it holds at most.
+var writeAlloc memory.Allocator = memory.DefaultAllocator
+
 // writeParquetFrom writes the rows each yields to path as Parquet,
-// streaming: it holds one row group at a time, however many rows there
-// are. It returns how many rows it wrote.
+// streaming: it holds the rows of one row group (pointers, which each
+// must keep valid until the write returns) and builds and writes them one
+// column at a time, so that the Arrow data of one column of one row group
+// is all it holds besides the rows. The file is the same, byte for byte,
+// as one written a record batch of rowGroupRows rows at a time. It
+// returns how many rows it wrote.
 func writeParquetFrom[T any](path string, cols []column[T], each func(yield func(*T) error) error) (n int, err error) {
 	err = createFile(path, func(f io.Writer) error {
 		schema := schemaOf(cols)
 		props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd),
-			parquet.WithMaxRowGroupLength(rowGroupRows), parquet.WithCreatedBy("kgforge"))
+			parquet.WithMaxRowGroupLength(rowGroupRows), parquet.WithCreatedBy("kgforge"), parquet.WithAllocator(writeAlloc))
 		// The Parquet writer closes a sink that is an io.Closer; hide Close
 		// so the file can be synced first.
 		w, err := pqarrow.NewFileWriter(schema, struct{ io.Writer }{f}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 		if err != nil {
 			return err
 		}
-		if n, err = recordBatchesFrom(schema, cols, each, w.Write); err != nil {
+		if n, err = rowGroupsFrom(each, func(rows []*T) error { return writeRowGroup(w, schema, cols, rows) }); err != nil {
 			return errors.Join(err, w.Close())
 		}
 		return w.Close()
 	})
 	return n, err
+}
+
+// rowGroupsFrom gathers the rows each yields into row groups of
+// rowGroupRows rows (one empty group when there are no rows, so that a
+// file has a schema and a row group) and hands each to write. It returns
+// how many rows there were.
+func rowGroupsFrom[T any](each func(yield func(*T) error) error, write func([]*T) error) (int, error) {
+	rows := make([]*T, 0, rowGroupRows)
+	n := 0
+	err := each(func(row *T) error {
+		rows = append(rows, row)
+		n++
+		if len(rows) < rowGroupRows {
+			return nil
+		}
+		err := write(rows)
+		clear(rows) // what the group pointed at may go
+		rows = rows[:0]
+		return err
+	})
+	if err == nil && (len(rows) > 0 || n == 0) {
+		err = write(rows)
+	}
+	return n, err
+}
+
+// writeRowGroup writes rows as a new row group, one column at a time.
+func writeRowGroup[T any](w *pqarrow.FileWriter, schema *arrow.Schema, cols []column[T], rows []*T) error {
+	if err := w.NewRowGroupChecked(); err != nil {
+		return err
+	}
+	for j, c := range cols {
+		b := array.NewBuilder(writeAlloc, schema.Field(j).Type)
+		for _, r := range rows {
+			appendValue(b, c.get(r))
+		}
+		a := b.NewArray()
+		b.Release()
+		err := w.WriteColumnData(a)
+		a.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // sliceRows yields the rows of a slice in order.
