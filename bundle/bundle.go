@@ -96,7 +96,7 @@ type Contents struct {
 	// text in memory. It must yield the same chunks in the same order
 	// every time.
 	EachChunk func(fn func(kg.Chunk) error) error
-	Triplets  []kg.Triplet
+	Triplets  []kg.Triplet // ignored once Writer.WriteTriplets wrote them
 	Tables    []kg.Table
 	Graph     kg.Graph
 	Vectors   []VectorSet // embeddings, one file each; none writes no file
@@ -127,6 +127,9 @@ type Writer struct {
 	// Unlisted makes Commit rename the bundle into place but leave the
 	// latest link as it is: a build that failed its quality gates.
 	Unlisted bool
+
+	// triplets is how many rows WriteTriplets wrote; -1 until it has.
+	triplets int
 }
 
 // Create starts a bundle with the given build id under outDir, first
@@ -150,7 +153,7 @@ func Create(outDir, buildID string) (*Writer, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("create bundle in %s: %w", outDir, err), os.RemoveAll(tmp))
 	}
-	return &Writer{outDir: outDir, buildID: buildID, tmp: tmp, lock: lock, Stale: stale, StaleErr: staleErr}, nil
+	return &Writer{outDir: outDir, buildID: buildID, tmp: tmp, lock: lock, Stale: stale, StaleErr: staleErr, triplets: -1}, nil
 }
 
 // Data opens the bundle's DuckDB data file for writing; the Writer closes it.
@@ -163,6 +166,21 @@ func (w *Writer) Data(ctx context.Context, s duck.Settings) (*sql.DB, error) {
 		w.data, w.settings = db, s
 	}
 	return w.data, nil
+}
+
+// WriteTriplets writes the bundle's triplets file now, before Commit, so
+// that a build need not hold its triplets while it writes the rest: Commit
+// then ignores Contents.Triplets. The file is the one Commit would write.
+func (w *Writer) WriteTriplets(rows []kg.Triplet) error {
+	if w.done || w.triplets >= 0 {
+		return fmt.Errorf("bundle %s: triplets written already, or the bundle is done", w.buildID)
+	}
+	n, err := writeParquetFrom(filepath.Join(w.tmp, TripletsFile), tripletColumns, sliceRows(rows))
+	if err != nil {
+		return fmt.Errorf("bundle %s: %w", w.buildID, err)
+	}
+	w.triplets = n
+	return nil
 }
 
 // Commit writes contents and the manifest, syncs everything, renames the
@@ -248,7 +266,12 @@ func (w *Writer) writeFiles(c Contents, m *Manifest) ([]string, error) {
 		{EdgesFile, func(p string) (int, error) { return writeParquetFrom(p, edgeColumns, sliceRows(c.Graph.Edges)) }},
 		{ChunksFile, func(p string) (int, error) { return writeParquetFrom(p, chunkColumns, c.chunks(pb)) }},
 		{SourcesFile, func(p string) (int, error) { return writeParquetFrom(p, sourceColumns, sliceRows(c.Sources)) }},
-		{TripletsFile, func(p string) (int, error) { return writeParquetFrom(p, tripletColumns, sliceRows(c.Triplets)) }},
+		{TripletsFile, func(p string) (int, error) {
+			if w.triplets >= 0 {
+				return w.triplets, nil // WriteTriplets wrote it
+			}
+			return writeParquetFrom(p, tripletColumns, sliceRows(c.Triplets))
+		}},
 		{MergesFile, func(p string) (int, error) { return writeParquetFrom(p, mergeColumns, sliceRows(c.Graph.Merges)) }},
 		{MergeLinksFile, func(p string) (int, error) {
 			return writeParquetFrom(p, mergeLinkColumns, sliceRows(c.Graph.MergeLinks))
@@ -315,6 +338,10 @@ func (c Contents) chunks(pb *postingBuilder) func(yield func(*kg.Chunk) error) e
 		}
 		return each(func(ch kg.Chunk) error {
 			pb.chunk(ch)
+			// The writer holds a row group's chunks: copied, each holds its
+			// own bytes, not the reader's record batch it came from.
+			ch.ID, ch.SourceID, ch.Text, ch.Section = strings.Clone(ch.ID), strings.Clone(ch.SourceID), strings.Clone(ch.Text), strings.Clone(ch.Section)
+			ch.TimeStart, ch.TimeEnd = strings.Clone(ch.TimeStart), strings.Clone(ch.TimeEnd)
 			return yield(&ch)
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"kgforge/internal/duck"
 	"kgforge/kg"
 )
 
@@ -89,4 +90,43 @@ func mustOpen(t *testing.T, dir string) *Bundle {
 	}
 	t.Cleanup(func() { _ = b.Close() })
 	return b
+}
+
+// TestWriter_TripletsWrittenBeforeCommitMakeTheSameBundle writes one
+// bundle with its triplets in Contents and one whose triplets
+// WriteTriplets wrote before Commit (Contents holding none): every file's
+// checksum and the counts are the same, and a second WriteTriplets fails.
+func TestWriter_TripletsWrittenBeforeCommitMakeTheSameBundle(t *testing.T) {
+	c := sample()
+	a := write(t, t.TempDir(), "20260101T000000Z-aaaaaa", c)
+	out := t.TempDir()
+	w, err := Create(out, "20260101T000000Z-aaaaaa")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteTriplets(c.Triplets); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteTriplets(c.Triplets); err == nil {
+		t.Error("a second WriteTriplets was accepted")
+	}
+	db, err := w.Data(context.Background(), duck.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE TABLE parts AS SELECT * FROM (VALUES ('P1', 3), ('P2', 4)) t(part_id, qty)"); err != nil {
+		t.Fatal(err)
+	}
+	c.Triplets = nil
+	b, err := w.Commit(c, Manifest{Pipeline: "example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ba, bb := mustOpen(t, a), mustOpen(t, b)
+	for _, d := range Compare(ba.Manifest, bb.Manifest) {
+		t.Errorf("the bundle with its triplets written first differs: %+v", d)
+	}
+	if fmt.Sprint(ba.Manifest.Counts) != fmt.Sprint(bb.Manifest.Counts) {
+		t.Errorf("counts %v, want %v", bb.Manifest.Counts, ba.Manifest.Counts)
+	}
 }
