@@ -173,11 +173,7 @@ func Build(ctx context.Context, in Input) (Output, error) {
 
 	facts := map[string]*kg.Edge{}
 	mentions := map[string]*kg.Edge{}
-	// In id order, so the evidence an edge keeps (its first triplet's) is
-	// the same whatever order extraction finished in.
-	triplets := slices.Clone(in.Triplets)
-	slices.SortFunc(triplets, func(a, b kg.Triplet) int { return strings.Compare(a.ID, b.ID) })
-	for _, t := range triplets {
+	for _, t := range inIDOrder(in.Triplets) {
 		s, o := nodeOf(t.Subject), nodeOf(t.Object)
 		pred := predicates.of(t.Predicate)
 		id := kg.EdgeID(s.ID, pred, o.ID)
@@ -206,10 +202,13 @@ func Build(ctx context.Context, in Input) (Output, error) {
 	_, dict := link.Mentions(in.Chunks, nodes, in.Link.Dict)
 	link.MergeMentions(mentions, dict)
 	link.AddChunkIDs(nodes, dict)
+	g.Nodes = slices.Grow(g.Nodes, len(nodes))
 	for i := range nodes {
 		slices.Sort(nodes[i].ChunkIDs)
 		g.Nodes = append(g.Nodes, nodes[i])
 	}
+	// Grown once to what is known: the graph's edges are its largest part.
+	g.Edges = slices.Grow(g.Edges, len(facts)+len(rows.Edges)+len(mentions))
 	for _, e := range facts {
 		slices.Sort(e.ChunkIDs)
 		g.Edges = append(g.Edges, *e)
@@ -244,10 +243,25 @@ func addConceptLinks(ctx context.Context, g *kg.Graph, nodes []kg.Node, in Input
 		return err
 	}
 	rules, ruleLinks, ruleEdges := link.Rules(in.Chunks, in.Tables, cfg)
+	// Appended, not concatenated: a copy of every edge for none added.
 	g.Nodes = append(g.Nodes, rules...)
-	g.Edges = slices.Concat(g.Edges, edges, ruleEdges)
-	g.Links = slices.Concat(g.Links, links, ruleLinks)
+	g.Edges = append(append(g.Edges, edges...), ruleEdges...)
+	g.Links = append(append(g.Links, links...), ruleLinks...)
 	return nil
+}
+
+// inIDOrder returns the triplets in id order, so that the evidence an edge
+// keeps (its first triplet's) is the same whatever order extraction
+// finished in: ts itself when it is in that order already (the build's
+// are), else a sorted copy.
+func inIDOrder(ts []kg.Triplet) []kg.Triplet {
+	cmpID := func(a, b kg.Triplet) int { return strings.Compare(a.ID, b.ID) }
+	if slices.IsSortedFunc(ts, cmpID) {
+		return ts
+	}
+	ts = slices.Clone(ts)
+	slices.SortFunc(ts, cmpID)
+	return ts
 }
 
 // mention records that chunk mentions node n.
