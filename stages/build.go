@@ -267,6 +267,17 @@ type assembled struct {
 	triplets []kg.Triplet
 	entities []kg.Mention  // grounded entities, also those in no triplet
 	docs     []*sourceUnit // the documents whose chunks the bundle holds, in plan order
+	// nChunks and nTriplets count the chunks and triplets, also once
+	// drop let them go.
+	nChunks, nTriplets int
+}
+
+// drop lets the chunks, triplets and mentions go once consolidation, the
+// one step that reads them, is done and the bundle holds the triplets:
+// the bundle's other files are written without them.
+func (a *assembled) drop() {
+	a.nChunks, a.nTriplets = len(a.chunks), len(a.triplets)
+	a.chunks, a.triplets, a.entities = nil, nil, nil
 }
 
 // assemble reads the segments of the plan back, copies the tables into the
@@ -281,6 +292,7 @@ func (b *build) assemble(ctx context.Context, units []sourceUnit) (assembled, er
 	defer func() { b.rep.stage("assemble", start, len(units)) }()
 	taken := map[string]bool{}
 	keepText := hasTables(units)
+	in := interner{}
 	b.sourceDigests = map[string]string{}
 	for i := range units {
 		u := &units[i]
@@ -301,7 +313,7 @@ func (b *build) assemble(ctx context.Context, units []sourceUnit) (assembled, er
 			a.tables = append(a.tables, ts...)
 			continue
 		}
-		if err := b.assembleDocument(ctx, &a, u, keepText); err != nil {
+		if err := b.assembleDocument(ctx, &a, u, keepText, in); err != nil {
 			return a, err
 		}
 	}
@@ -314,13 +326,15 @@ func (b *build) assemble(ctx context.Context, units []sourceUnit) (assembled, er
 }
 
 // assembleDocument reads back a document's chunks (their text only when
-// keepText) and what its extract units found.
-func (b *build) assembleDocument(ctx context.Context, a *assembled, u *sourceUnit, keepText bool) error {
+// keepText) and what its extract units found, their strings copied out of
+// the reader's buffers through in.
+func (b *build) assembleDocument(ctx context.Context, a *assembled, u *sourceUnit, keepText bool, in interner) error {
 	a.docs = append(a.docs, u)
 	err := b.eachChunkOf(ctx, u, func(c kg.Chunk) error {
 		if !keepText {
 			c.Text = ""
 		}
+		in.chunk(&c)
 		a.chunks = append(a.chunks, c)
 		return nil
 	})
@@ -330,8 +344,14 @@ func (b *build) assembleDocument(ctx context.Context, a *assembled, u *sourceUni
 	for _, addr := range u.extract {
 		b.segments = append(b.segments, addr)
 		err := b.readExtract(ctx, addr, func(res extract.Result, m extractMeta) {
-			a.triplets = append(a.triplets, res.Triplets...)
-			a.entities = append(a.entities, res.Entities...)
+			for _, t := range res.Triplets {
+				in.triplet(&t)
+				a.triplets = append(a.triplets, t)
+			}
+			for _, e := range res.Entities {
+				in.mention(&e)
+				a.entities = append(a.entities, e)
+			}
 			for _, r := range m.Rejected {
 				b.rep.reject(r.Stage, r.Item, r.Reason)
 			}

@@ -262,7 +262,13 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 		return nil, err
 	}
 	b := rn.newBuild(p)
-	defer func() { err = errors.Join(err, b.close()) }()
+	stopWatch := heapWatch(os.Getenv(HeapProfileEnv), 100*time.Millisecond, stagesEnded(b.rep))
+	defer func() {
+		err = errors.Join(err, b.close())
+		if werr := stopWatch(); werr != nil {
+			b.log.Warn("heap profile", "env", HeapProfileEnv, "err", werr) // a diagnostic: the build stands
+		}
+	}()
 	if err := b.open(ctx); err != nil {
 		return b.rep, err
 	}
@@ -283,7 +289,7 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 	if err != nil {
 		return b.rep, err
 	}
-	c, err := b.consolidate(ctx, a)
+	c, err := b.consolidate(ctx, &a)
 	if err != nil {
 		return b.rep, err
 	}

@@ -21,7 +21,10 @@ type consolidated struct {
 
 // consolidate resolves and links the whole graph: the global step, run on
 // every build from what the segments hold.
-func (b *build) consolidate(ctx context.Context, a assembled) (c consolidated, err error) {
+// The bundle's triplets are written then, and a's chunks, triplets and
+// mentions dropped: the graph is made, and they are what the build held
+// besides it.
+func (b *build) consolidate(ctx context.Context, a *assembled) (c consolidated, err error) {
 	p := b.p
 	start := time.Now()
 	in := consolidate.Input{
@@ -52,6 +55,10 @@ func (b *build) consolidate(ctx context.Context, a assembled) (c consolidated, e
 	if c.out, err = consolidate.Build(ctx, in); err != nil {
 		return c, err
 	}
+	if err := b.w.WriteTriplets(a.triplets); err != nil {
+		return c, err
+	}
+	a.drop()
 	b.rep.Resolution = &c.out.Resolution
 	b.rep.Link = c.out.Tables
 	warnUnknownTables(b.rep, p.Link, a.tables)
@@ -80,7 +87,7 @@ func (b *build) commit(a assembled, c consolidated) error {
 		m.Prompts["judge.tmpl"] = c.judge.PromptVersion()
 	}
 	contents := bundle.Contents{
-		Sources: a.sources, EachChunk: b.eachChunk(context.Background(), a), Triplets: a.triplets, Tables: a.tables, Graph: graph,
+		Sources: a.sources, EachChunk: b.eachChunk(context.Background(), a), Tables: a.tables, Graph: graph, // the triplets are written (consolidate)
 		MergeReport: consolidate.MergeReport(graph, c.out.Resolution),
 		LinkReport:  consolidate.LinkReport(graph, c.out.Tables),
 	}
@@ -124,7 +131,7 @@ func (b *build) loadGraph(ctx context.Context) error {
 // finish fills the report's totals and writes it beside the bundles.
 func (b *build) finish(a assembled, c consolidated) (*Report, error) {
 	rep, graph := b.rep, c.out.Graph
-	rep.Sources, rep.Chunks, rep.Tables, rep.Triplets = len(a.sources), len(a.chunks), len(a.tables), len(a.triplets)
+	rep.Sources, rep.Chunks, rep.Tables, rep.Triplets = len(a.sources), a.nChunks, len(a.tables), a.nTriplets
 	rep.Nodes, rep.Edges, rep.Merges = len(graph.Nodes), len(graph.Edges), len(graph.Merges)
 	b.usage()
 	if err := b.recordRate(); err != nil {
