@@ -98,8 +98,11 @@ type Contents struct {
 	EachChunk func(fn func(kg.Chunk) error) error
 	Triplets  []kg.Triplet // ignored once Writer.WriteTriplets wrote them
 	Tables    []kg.Table
-	Graph     kg.Graph
-	Vectors   []VectorSet // embeddings, one file each; none writes no file
+	// Graph is the graph; once Writer.WriteGraph wrote its nodes and
+	// edges, its edges are ignored and its nodes need only be those that
+	// are not chunks.
+	Graph   kg.Graph
+	Vectors []VectorSet // embeddings, one file each; none writes no file
 	// MergeReport is the merge log rendered for a person (Markdown); empty
 	// writes no file.
 	MergeReport string
@@ -128,8 +131,9 @@ type Writer struct {
 	// latest link as it is: a build that failed its quality gates.
 	Unlisted bool
 
-	// triplets is how many rows WriteTriplets wrote; -1 until it has.
-	triplets int
+	// early holds the rows of each file written before Commit
+	// (WriteTriplets, WriteGraph), which Commit then does not write.
+	early map[string]int
 }
 
 // Create starts a bundle with the given build id under outDir, first
@@ -153,7 +157,7 @@ func Create(outDir, buildID string) (*Writer, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("create bundle in %s: %w", outDir, err), os.RemoveAll(tmp))
 	}
-	return &Writer{outDir: outDir, buildID: buildID, tmp: tmp, lock: lock, Stale: stale, StaleErr: staleErr, triplets: -1}, nil
+	return &Writer{outDir: outDir, buildID: buildID, tmp: tmp, lock: lock, Stale: stale, StaleErr: staleErr, early: map[string]int{}}, nil
 }
 
 // Data opens the bundle's DuckDB data file for writing; the Writer closes it.
@@ -172,14 +176,35 @@ func (w *Writer) Data(ctx context.Context, s duck.Settings) (*sql.DB, error) {
 // that a build need not hold its triplets while it writes the rest: Commit
 // then ignores Contents.Triplets. The file is the one Commit would write.
 func (w *Writer) WriteTriplets(rows []kg.Triplet) error {
-	if w.done || w.triplets >= 0 {
-		return fmt.Errorf("bundle %s: triplets written already, or the bundle is done", w.buildID)
+	return w.writeEarly(TripletsFile, func(p string) (int, error) {
+		return writeParquetFrom(p, tripletColumns, sliceRows(rows))
+	})
+}
+
+// WriteGraph writes the bundle's nodes and edges files now, before
+// Commit, so that a build need not hold the graph's edges and chunk nodes
+// (a node and edges for every chunk) while it writes the rest: Commit then
+// ignores Contents.Graph's edges, and reads of its nodes only those that
+// are not chunks (for the search index). The files are the ones Commit
+// would write.
+func (w *Writer) WriteGraph(g kg.Graph) error {
+	err := w.writeEarly(NodesFile, func(p string) (int, error) { return writeParquetFrom(p, nodeColumns, sliceRows(g.Nodes)) })
+	if err != nil {
+		return err
 	}
-	n, err := writeParquetFrom(filepath.Join(w.tmp, TripletsFile), tripletColumns, sliceRows(rows))
+	return w.writeEarly(EdgesFile, func(p string) (int, error) { return writeParquetFrom(p, edgeColumns, sliceRows(g.Edges)) })
+}
+
+// writeEarly writes one file of the bundle before Commit.
+func (w *Writer) writeEarly(name string, write func(string) (int, error)) error {
+	if _, ok := w.early[name]; ok || w.done {
+		return fmt.Errorf("bundle %s: %s written already, or the bundle is done", w.buildID, name)
+	}
+	n, err := write(filepath.Join(w.tmp, name))
 	if err != nil {
 		return fmt.Errorf("bundle %s: %w", w.buildID, err)
 	}
-	w.triplets = n
+	w.early[name] = n
 	return nil
 }
 
@@ -266,12 +291,7 @@ func (w *Writer) writeFiles(c Contents, m *Manifest) ([]string, error) {
 		{EdgesFile, func(p string) (int, error) { return writeParquetFrom(p, edgeColumns, sliceRows(c.Graph.Edges)) }},
 		{ChunksFile, func(p string) (int, error) { return writeParquetFrom(p, chunkColumns, c.chunks(pb)) }},
 		{SourcesFile, func(p string) (int, error) { return writeParquetFrom(p, sourceColumns, sliceRows(c.Sources)) }},
-		{TripletsFile, func(p string) (int, error) {
-			if w.triplets >= 0 {
-				return w.triplets, nil // WriteTriplets wrote it
-			}
-			return writeParquetFrom(p, tripletColumns, sliceRows(c.Triplets))
-		}},
+		{TripletsFile, func(p string) (int, error) { return writeParquetFrom(p, tripletColumns, sliceRows(c.Triplets)) }},
 		{MergesFile, func(p string) (int, error) { return writeParquetFrom(p, mergeColumns, sliceRows(c.Graph.Merges)) }},
 		{MergeLinksFile, func(p string) (int, error) {
 			return writeParquetFrom(p, mergeLinkColumns, sliceRows(c.Graph.MergeLinks))
@@ -287,9 +307,12 @@ func (w *Writer) writeFiles(c Contents, m *Manifest) ([]string, error) {
 	written := []string{DataFile}
 	m.Counts = map[string]int64{}
 	for _, wr := range writes {
-		n, err := wr.fn(filepath.Join(w.tmp, wr.name))
-		if err != nil {
-			return nil, err
+		n, early := w.early[wr.name] // written before Commit
+		if !early {
+			var err error
+			if n, err = wr.fn(filepath.Join(w.tmp, wr.name)); err != nil {
+				return nil, err
+			}
 		}
 		written = append(written, wr.name)
 		m.Counts[strings.TrimSuffix(strings.TrimSuffix(wr.name, ".parquet"), ".json")] = int64(n)

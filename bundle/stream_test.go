@@ -92,12 +92,16 @@ func mustOpen(t *testing.T, dir string) *Bundle {
 	return b
 }
 
-// TestWriter_TripletsWrittenBeforeCommitMakeTheSameBundle writes one
-// bundle with its triplets in Contents and one whose triplets
-// WriteTriplets wrote before Commit (Contents holding none): every file's
-// checksum and the counts are the same, and a second WriteTriplets fails.
-func TestWriter_TripletsWrittenBeforeCommitMakeTheSameBundle(t *testing.T) {
+// TestWriter_FilesWrittenBeforeCommitMakeTheSameBundle writes one bundle
+// from whole Contents and one whose triplets, nodes and edges
+// WriteTriplets and WriteGraph wrote before Commit (Contents then holding
+// no triplet, no edge and only the nodes that are not chunks): every
+// file's checksum (the search index's too) and the counts are the same,
+// and a second WriteTriplets fails.
+func TestWriter_FilesWrittenBeforeCommitMakeTheSameBundle(t *testing.T) {
 	c := sample()
+	chunkNode := kg.Node{ID: "c1", Name: "s1#0", Kind: kg.NodeChunk, Labels: []string{"Chunk"}, ChunkIDs: []string{"c1"}, Properties: map[string]string{"ordinal": "0"}}
+	c.Graph.Nodes = append([]kg.Node{chunkNode}, c.Graph.Nodes...)
 	a := write(t, t.TempDir(), "20260101T000000Z-aaaaaa", c)
 	out := t.TempDir()
 	w, err := Create(out, "20260101T000000Z-aaaaaa")
@@ -110,6 +114,10 @@ func TestWriter_TripletsWrittenBeforeCommitMakeTheSameBundle(t *testing.T) {
 	if err := w.WriteTriplets(c.Triplets); err == nil {
 		t.Error("a second WriteTriplets was accepted")
 	}
+	if err := w.WriteGraph(c.Graph); err != nil {
+		t.Fatal(err)
+	}
+	c.Graph.Nodes, c.Graph.Edges = c.Graph.Nodes[1:], nil
 	db, err := w.Data(context.Background(), duck.Settings{})
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +132,7 @@ func TestWriter_TripletsWrittenBeforeCommitMakeTheSameBundle(t *testing.T) {
 	}
 	ba, bb := mustOpen(t, a), mustOpen(t, b)
 	for _, d := range Compare(ba.Manifest, bb.Manifest) {
-		t.Errorf("the bundle with its triplets written first differs: %+v", d)
+		t.Errorf("the bundle with files written before Commit differs: %+v", d)
 	}
 	if fmt.Sprint(ba.Manifest.Counts) != fmt.Sprint(bb.Manifest.Counts) {
 		t.Errorf("counts %v, want %v", bb.Manifest.Counts, ba.Manifest.Counts)
