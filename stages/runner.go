@@ -294,7 +294,7 @@ func (rn *Runner) Run(ctx context.Context, p *pipelines.Pipeline) (_ *Report, er
 		return b.rep, err
 	}
 	b.gate(c)
-	if err := b.commit(a, c); err != nil {
+	if err := b.commit(a, &c); err != nil {
 		return b.rep, err
 	}
 	if b.rep.gateErr() == nil { // a failed gate publishes nothing

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"kgforge/bundle"
 	"kgforge/consolidate"
 	"kgforge/consolidate/resolve"
+	"kgforge/kg"
 )
 
 // consolidated is what the consolidate step made, with the models it used.
@@ -17,6 +19,19 @@ type consolidated struct {
 	out      consolidate.Output
 	embedder *consolidate.ModelEmbedder
 	judge    *consolidate.LLMJudge
+	// nodes and edges count the graph's, also once dropGraph let its
+	// edges and chunk nodes go.
+	nodes, edges int
+}
+
+// dropGraph lets the graph's edges and chunk nodes go once the bundle holds
+// them (Writer.WriteGraph): the rest of the bundle needs only the other
+// nodes (the search index), the merges and the links.
+func (c *consolidated) dropGraph() {
+	g := &c.out.Graph
+	c.nodes, c.edges = len(g.Nodes), len(g.Edges)
+	g.Nodes = slices.DeleteFunc(slices.Clone(g.Nodes), func(n kg.Node) bool { return n.Kind == kg.NodeChunk })
+	g.Edges = nil
 }
 
 // consolidate resolves and links the whole graph: the global step, run on
@@ -55,11 +70,13 @@ func (b *build) consolidate(ctx context.Context, a *assembled) (c consolidated, 
 	if c.out, err = consolidate.Build(ctx, in); err != nil {
 		return c, err
 	}
+	c.nodes, c.edges = len(c.out.Graph.Nodes), len(c.out.Graph.Edges)
 	if err := b.w.WriteTriplets(a.triplets); err != nil {
 		return c, err
 	}
 	a.drop()
-	b.rep.Resolution = &c.out.Resolution
+	res := c.out.Resolution // a copy: a pointer into c would hold its graph as long as the report
+	b.rep.Resolution = &res
 	b.rep.Link = c.out.Tables
 	warnUnknownTables(b.rep, p.Link, a.tables)
 	for _, o := range c.out.Resolution.UnmatchedOverrides {
@@ -73,10 +90,18 @@ func (b *build) consolidate(ctx context.Context, a *assembled) (c consolidated, 
 	return c, nil
 }
 
-// commit writes the bundle, then the state directory's record of it.
-func (b *build) commit(a assembled, c consolidated) error {
-	p, graph := b.p, c.out.Graph
+// commit writes the bundle, then the state directory's record of it. The
+// graph's nodes and edges are written first, and its edges and chunk
+// nodes dropped (c.dropGraph) before the chunks are streamed.
+func (b *build) commit(a assembled, c *consolidated) error {
+	p := b.p
 	start := time.Now()
+	mergeReport := consolidate.MergeReport(c.out.Graph, c.out.Resolution)
+	linkReport := consolidate.LinkReport(c.out.Graph, c.out.Tables)
+	if err := b.w.WriteGraph(c.out.Graph); err != nil {
+		return err
+	}
+	c.dropGraph()
 	m := bundle.Manifest{
 		Created: b.now().UTC(), Pipeline: p.Name, PipelineSHA256: p.SHA256,
 		// The chat model's digest is empty when the build asked it nothing.
@@ -87,9 +112,9 @@ func (b *build) commit(a assembled, c consolidated) error {
 		m.Prompts["judge.tmpl"] = c.judge.PromptVersion()
 	}
 	contents := bundle.Contents{
-		Sources: a.sources, EachChunk: b.eachChunk(context.Background(), a), Tables: a.tables, Graph: graph, // the triplets are written (consolidate)
-		MergeReport: consolidate.MergeReport(graph, c.out.Resolution),
-		LinkReport:  consolidate.LinkReport(graph, c.out.Tables),
+		// The triplets are written (consolidate), the nodes and edges too.
+		Sources: a.sources, EachChunk: b.eachChunk(context.Background(), a), Tables: a.tables, Graph: c.out.Graph,
+		MergeReport: mergeReport, LinkReport: linkReport,
 	}
 	if c.embedder != nil {
 		m.Models["embed"] = bundle.Model{Name: p.LLM.EmbedModel, Digest: c.embedder.Digest}
@@ -106,9 +131,9 @@ func (b *build) commit(a assembled, c consolidated) error {
 		return err
 	}
 	b.committed = true
-	b.rep.stage("bundle", start, len(graph.Nodes)+len(graph.Edges))
+	b.rep.stage("bundle", start, c.nodes+c.edges)
 	b.rep.Bundle = dir
-	b.log.Info("bundle written", "dir", dir, "nodes", len(graph.Nodes), "edges", len(graph.Edges))
+	b.log.Info("bundle written", "dir", dir, "nodes", c.nodes, "edges", c.edges)
 	b.rep.Plan.compare(b.prev, b.sourceDigests)
 	return b.st.writeRecord(buildRecord{BuildID: b.rep.BuildID, Sources: b.sourceDigests, Segments: b.segments})
 }
@@ -130,9 +155,9 @@ func (b *build) loadGraph(ctx context.Context) error {
 
 // finish fills the report's totals and writes it beside the bundles.
 func (b *build) finish(a assembled, c consolidated) (*Report, error) {
-	rep, graph := b.rep, c.out.Graph
+	rep := b.rep
 	rep.Sources, rep.Chunks, rep.Tables, rep.Triplets = len(a.sources), a.nChunks, len(a.tables), a.nTriplets
-	rep.Nodes, rep.Edges, rep.Merges = len(graph.Nodes), len(graph.Edges), len(graph.Merges)
+	rep.Nodes, rep.Edges, rep.Merges = c.nodes, c.edges, len(c.out.Graph.Merges)
 	b.usage()
 	if err := b.recordRate(); err != nil {
 		rep.warn("build", RatesFile, err.Error()) // only the next plan's estimate needs it

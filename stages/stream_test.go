@@ -2,6 +2,7 @@ package stages
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -47,7 +48,7 @@ func TestAssemble_ChunkTextStreamsFromTheSegments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.commit(a, cons); err != nil {
+	if err := b.commit(a, &cons); err != nil {
 		t.Fatal(err)
 	}
 	bd, err := bundle.Open(b.rep.Bundle)
@@ -72,8 +73,9 @@ func TestAssemble_ChunkTextStreamsFromTheSegments(t *testing.T) {
 
 // TestConsolidate_DropsWhatOnlyItReadsAndTheBundleStillHoldsIt runs a
 // build step by step: once consolidate made the graph, the build holds no
-// chunk, triplet or mention any more (the bundle is written without
-// them: they were a fifth of a 100,000-chunk build's peak), and the
+// chunk, triplet or mention any more, and once commit wrote the nodes and
+// edges, no edge or chunk node (the rest of the bundle is written without
+// them: together they were most of a 100,000-chunk build's peak); the
 // committed bundle still has every triplet, and the report every count.
 func TestConsolidate_DropsWhatOnlyItReadsAndTheBundleStillHoldsIt(t *testing.T) {
 	c, _ := fakeOllama(t, false)
@@ -108,7 +110,7 @@ func TestConsolidate_DropsWhatOnlyItReadsAndTheBundleStillHoldsIt(t *testing.T) 
 	if a.chunks != nil || a.triplets != nil || a.entities != nil {
 		t.Errorf("after consolidate the build still holds %d chunks, %d triplets, %d mentions", len(a.chunks), len(a.triplets), len(a.entities))
 	}
-	if err := b.commit(a, cons); err != nil {
+	if err := b.commit(a, &cons); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := b.finish(a, cons)
@@ -129,5 +131,11 @@ func TestConsolidate_DropsWhatOnlyItReadsAndTheBundleStillHoldsIt(t *testing.T) 
 	}
 	if n != triplets || bd.Manifest.Counts["triplets"] != int64(triplets) {
 		t.Errorf("bundle: %d triplets read, counts %v; want %d", n, bd.Manifest.Counts, triplets)
+	}
+	if cons.out.Graph.Edges != nil || slices.ContainsFunc(cons.out.Graph.Nodes, func(n kg.Node) bool { return n.Kind == kg.NodeChunk }) {
+		t.Errorf("after commit the build still holds %d edges and its chunk nodes", len(cons.out.Graph.Edges))
+	}
+	if int64(rep.Nodes) != bd.Manifest.Counts["nodes"] || int64(rep.Edges) != bd.Manifest.Counts["edges"] || rep.Nodes <= 6 {
+		t.Errorf("report: %d nodes, %d edges; the bundle's counts %v", rep.Nodes, rep.Edges, bd.Manifest.Counts)
 	}
 }
