@@ -10,6 +10,9 @@
 #   bench/buildpeers/run.sh                       # the example's .md and .txt documents
 #   bench/buildpeers/run.sh examples/bikeco/docs/suppliers.txt ...
 #
+# KGFORGE_NUM_THREAD=N sends Ollama's num_thread N with every chat and
+# embedding call of both builders (1 is several times faster on shared
+# cores); kgforge embeds through the same server (embed_runtime: ollama).
 # Needs the LightRAG venv of bench/extractq/peers/setup.sh. WORK keeps the
 # run's files (default: a new temporary folder); KGFORGE names a binary
 # (default: built from this tree); MODEL and EMBED_MODEL the models.
