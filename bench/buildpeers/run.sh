@@ -4,8 +4,8 @@
 # embedding model, the same documents, an empty LLM cache for kgforge and an
 # empty working folder for LightRAG. Prints one table row per system: wall
 # time, LLM calls, prompt and completion tokens, entities, relations, and
-# the share of relations whose subject and object both appear (ignoring
-# case) in the documents.
+# the share of relations whose subject and object both appear in the
+# documents (as whole words, ignoring case).
 #
 #   bench/buildpeers/run.sh                       # the example's .md and .txt documents
 #   bench/buildpeers/run.sh examples/bikeco/docs/suppliers.txt ...
