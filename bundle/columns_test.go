@@ -58,8 +58,10 @@ func TestParquetWrittenByColumnIsTheRecordBatchFileByteForByte(t *testing.T) {
 	nodes := func(n int) []kg.Node {
 		out := make([]kg.Node, n)
 		for i := range out {
-			out[i] = kg.Node{ID: fmt.Sprintf("n%07d", i), Name: fmt.Sprintf("Name %d", i%5000), Kind: kg.NodeChunk, Labels: []string{"Chunk"},
-				Properties: map[string]string{"ordinal": fmt.Sprint(i), "section": "A > B"}}
+			out[i] = kg.Node{
+				ID: fmt.Sprintf("n%07d", i), Name: fmt.Sprintf("Name %d", i%5000), Kind: kg.NodeChunk, Labels: []string{"Chunk"},
+				Properties: map[string]string{"ordinal": fmt.Sprint(i), "section": "A > B"},
+			}
 		}
 		return out
 	}

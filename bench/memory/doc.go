@@ -11,5 +11,10 @@
 //	go run ./bench/memory -chunks 100000 old=/tmp/kgforge-old before=/tmp/kgforge-before,new new=/tmp/kgforge
 //
 // A binary named LABEL=PATH,CACHE shares the cache of that label (and its
-// fill): binaries whose extractor keys replies alike.
+// fill): binaries whose extractor keys replies alike. With -dir (one per
+// -chunks), a cache an earlier run left there is reused without a fill and
+// the documents are left as they are, so that measured builds of several
+// binaries can be taken again, in one run, without the fills' minutes.
+// KGFORGE_HEAPPROFILE in the environment reaches the builds: each writes a
+// heap profile at its peak (package stages, HeapProfileEnv).
 package main
