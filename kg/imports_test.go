@@ -46,6 +46,7 @@ var allowed = map[string][]string{
 	"bench/embed":    {"llm", "onnxembed"},
 	"bench/million":  {"consolidate", "consolidate/resolve", "llm", "onnxembed", "pipelines", "stages"},
 	"bench/dispatch": {"llm"},
+	"bench/threads":  {"llm"},
 	"bench/memory":   {},
 	"onnxembed":      {},
 	"llm":            {},
