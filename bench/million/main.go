@@ -23,7 +23,6 @@ type options struct {
 	seed             uint64
 	configs, out     string
 	cache, host      string
-	run              embedConfig
 	resolve          bool
 }
 
