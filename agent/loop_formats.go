@@ -164,8 +164,7 @@ func parseAction(reply, doneReason string) action {
 	if err == nil && c.Tool != "" {
 		return action{tool: c.Tool, args: c.Args}
 	}
-	switch {
-	case doneReason == llm.DoneIncomplete:
+	if doneReason == llm.DoneIncomplete {
 		return action{tool: "(reply)", args: json.RawMessage("{}"), err: runawayError(reply, true)}
 	}
 	msg := "the reply is not one JSON object with a tool name"
