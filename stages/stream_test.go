@@ -15,27 +15,8 @@ import (
 // without its text (resolution does not read it), and the bundle the
 // commit writes has every chunk with its text, streamed from the segments.
 func TestAssemble_ChunkTextStreamsFromTheSegments(t *testing.T) {
-	c, _ := fakeOllama(t, false)
-	p, _ := sixDocs(t)
-	rn := &Runner{LLM: c, CacheDir: t.TempDir(), OutDir: t.TempDir()}
 	ctx := context.Background()
-	b := rn.newBuild(p)
-	defer func() {
-		if err := b.close(); err != nil {
-			t.Error(err)
-		}
-	}()
-	if err := b.open(ctx); err != nil {
-		t.Fatal(err)
-	}
-	units, err := b.produce(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := b.assemble(ctx, units)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, a := assembledSixDocs(t)
 	if len(a.chunks) != 6 {
 		t.Fatalf("%d chunks assembled, want 6", len(a.chunks))
 	}
@@ -78,27 +59,8 @@ func TestAssemble_ChunkTextStreamsFromTheSegments(t *testing.T) {
 // them: together they were most of a 100,000-chunk build's peak); the
 // committed bundle still has every triplet, and the report every count.
 func TestConsolidate_DropsWhatOnlyItReadsAndTheBundleStillHoldsIt(t *testing.T) {
-	c, _ := fakeOllama(t, false)
-	p, _ := sixDocs(t)
-	rn := &Runner{LLM: c, CacheDir: t.TempDir(), OutDir: t.TempDir()}
 	ctx := context.Background()
-	b := rn.newBuild(p)
-	defer func() {
-		if err := b.close(); err != nil {
-			t.Error(err)
-		}
-	}()
-	if err := b.open(ctx); err != nil {
-		t.Fatal(err)
-	}
-	units, err := b.produce(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := b.assemble(ctx, units)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, a := assembledSixDocs(t)
 	triplets := len(a.triplets)
 	if triplets == 0 {
 		t.Fatal("the fake model gave no triplet: nothing to drop")
@@ -138,4 +100,33 @@ func TestConsolidate_DropsWhatOnlyItReadsAndTheBundleStillHoldsIt(t *testing.T) 
 	if int64(rep.Nodes) != bd.Manifest.Counts["nodes"] || int64(rep.Edges) != bd.Manifest.Counts["edges"] || rep.Nodes <= 6 {
 		t.Errorf("report: %d nodes, %d edges; the bundle's counts %v", rep.Nodes, rep.Edges, bd.Manifest.Counts)
 	}
+}
+
+// assembledSixDocs runs a build of sixDocs against the fake model up to
+// assemble and returns the build (closed when the test ends) and what
+// assemble holds for the global steps.
+func assembledSixDocs(t *testing.T) (*build, assembled) {
+	t.Helper()
+	c, _ := fakeOllama(t, false)
+	p, _ := sixDocs(t)
+	rn := &Runner{LLM: c, CacheDir: t.TempDir(), OutDir: t.TempDir()}
+	ctx := context.Background()
+	b := rn.newBuild(p)
+	t.Cleanup(func() {
+		if err := b.close(); err != nil {
+			t.Error(err)
+		}
+	})
+	if err := b.open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	units, err := b.produce(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := b.assemble(ctx, units)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, a
 }
