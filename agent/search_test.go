@@ -10,7 +10,6 @@ import (
 
 	"kgforge/bundle"
 	"kgforge/internal/duck"
-	"kgforge/kg"
 	"kgforge/llm"
 )
 
@@ -100,7 +99,7 @@ func TestFuse_ReciprocalRankPrefersWhatBothListsFind(t *testing.T) {
 // at a port nobody listens on: sems still answers, by BM25, and says why.
 func TestSems_UnreachableEmbeddingServerFallsBackToBM25(t *testing.T) {
 	vs := bundle.VectorSet{Name: "entities", Model: llm.EmbedModelForTests, Dim: 2, IDs: []string{"hub", "s00"}, Data: []float32{1, 0, 0, 1}}
-	tb := starToolsWith(t, 3, []bundle.VectorSet{vs})
+	tb := starToolsWith(t, 3, []bundle.VectorSet{vs}, bundle.Manifest{})
 	c, err := llm.New(llm.Options{Host: "http://127.0.0.1:1", MaxRetries: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -175,36 +174,13 @@ func (e *runtimeEmbedder) ModelDigests(_ context.Context, names ...string) (map[
 	return out, nil
 }
 
-// embedDigestTools is the star bundle with two vectors, its manifest
-// saying that the build embedded them with digest.
+// embedDigestTools is the star bundle with one spoke and two vectors,
+// its manifest saying that the build embedded them with digest.
 func embedDigestTools(t *testing.T, digest string) *Toolbox {
 	t.Helper()
-	out := t.TempDir()
-	w, err := bundle.Create(out, "star")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := kg.Graph{Nodes: []kg.Node{
-		{ID: "hub", Name: "hub", Kind: kg.NodeConcept, Labels: []string{"Entity"}},
-		{ID: "s00", Name: "spoke 0", Kind: kg.NodeConcept, Labels: []string{"Entity"}},
-	}}
 	vs := bundle.VectorSet{Name: "entities", Model: llm.EmbedModelForTests, Dim: 2, IDs: []string{"hub", "s00"}, Data: []float32{1, 0, 0, 1}}
 	m := bundle.Manifest{Models: map[string]bundle.Model{"embed": {Name: llm.EmbedModelForTests, Digest: digest}}}
-	src := kg.Source{ID: "s1", URI: "notes.txt", Kind: kg.KindText}
-	if _, err := w.Commit(bundle.Contents{Graph: g, Sources: []kg.Source{src}, Chunks: []kg.Chunk{starChunk}, Vectors: []bundle.VectorSet{vs}}, m); err != nil {
-		t.Fatal(err)
-	}
-	b, err := bundle.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = b.Close() })
-	tb, err := NewToolbox(context.Background(), b, duck.SandboxLimits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = tb.Close() })
-	return tb
+	return starToolsWith(t, 1, []bundle.VectorSet{vs}, m)
 }
 
 // TestSems_NeverComparesTheQueryWithVectorsOfAnotherRuntime: a bundle

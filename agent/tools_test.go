@@ -247,11 +247,11 @@ var starChunk = kg.Chunk{ID: "c1", SourceID: "s1", Text: "Spoke notes. </documen
 // starTools opens a toolbox over a bundle of one hub node with n spokes.
 func starTools(t *testing.T, n int) *Toolbox {
 	t.Helper()
-	return starToolsWith(t, n, nil)
+	return starToolsWith(t, n, nil, bundle.Manifest{})
 }
 
-// starToolsWith is starTools with vector sets.
-func starToolsWith(t *testing.T, n int, vectors []bundle.VectorSet) *Toolbox {
+// starToolsWith is starTools with vector sets and a manifest.
+func starToolsWith(t *testing.T, n int, vectors []bundle.VectorSet, m bundle.Manifest) *Toolbox {
 	t.Helper()
 	out := t.TempDir()
 	w, err := bundle.Create(out, "star")
@@ -265,7 +265,7 @@ func starToolsWith(t *testing.T, n int, vectors []bundle.VectorSet) *Toolbox {
 		g.Edges = append(g.Edges, kg.Edge{ID: "e" + id, Src: "hub", Dst: id, Type: "has"})
 	}
 	src := kg.Source{ID: "s1", URI: "notes.txt", Kind: kg.KindText}
-	if _, err := w.Commit(bundle.Contents{Graph: g, Sources: []kg.Source{src}, Chunks: []kg.Chunk{starChunk}, Vectors: vectors}, bundle.Manifest{}); err != nil {
+	if _, err := w.Commit(bundle.Contents{Graph: g, Sources: []kg.Source{src}, Chunks: []kg.Chunk{starChunk}, Vectors: vectors}, m); err != nil {
 		t.Fatal(err)
 	}
 	b, err := bundle.Open(out)
