@@ -32,6 +32,21 @@ func DefaultFiles(cacheDir string) Files {
 	return Files{Library: lib, Graph: filepath.Join(dir, "model.onnx"), Tokenizer: filepath.Join(dir, "tokenizer.json")}
 }
 
+// UserFiles are DefaultFiles under the user's cache directory
+// (~/.cache/kgforge, the temporary directory when there is none), where
+// scripts/onnx.sh puts them and a build looks for them.
+func UserFiles() Files {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	return DefaultFiles(filepath.Join(base, "kgforge"))
+}
+
+// DigestPrefix begins a Model's Digest, naming ONNX Runtime's vectors apart
+// from Ollama's ("sha256:…").
+const DigestPrefix = "onnx-sha256:"
+
 // LibraryVersion is the onnxruntime release whose C API headers
 // github.com/yalue/onnxruntime_go v1.27.0 carries.
 const LibraryVersion = "1.24.1"
@@ -102,7 +117,7 @@ func Open(f Files, threads int) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open ONNX embedder: graph %s: %w", f.Graph, err)
 	}
-	return &Model{tok: tok, session: s, digest: "onnx-sha256:" + digest}, nil
+	return &Model{tok: tok, session: s, digest: DigestPrefix + digest}, nil
 }
 
 // Digest names the graph by its content ("onnx-sha256:HEX"): the key of the

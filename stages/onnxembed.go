@@ -3,8 +3,6 @@ package stages
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"sync"
 
@@ -52,16 +50,7 @@ func embedsThroughOllama(p *pipelines.Pipeline) bool {
 	if rt == pipelines.EmbedOllama || p.LLM.EmbedModel != onnxembed.ModelName {
 		return true
 	}
-	return rt != pipelines.EmbedONNX && !onnxFiles().Present()
-}
-
-// onnxFiles are the files of scripts/onnx.sh under the user's cache.
-func onnxFiles() onnxembed.Files {
-	base, err := os.UserCacheDir()
-	if err != nil {
-		base = os.TempDir()
-	}
-	return onnxembed.DefaultFiles(filepath.Join(base, "kgforge"))
+	return rt != pipelines.EmbedONNX && !onnxembed.UserFiles().Present()
 }
 
 // onnxEmbedder returns the in-process embedder the pipeline's
@@ -71,7 +60,7 @@ func onnxEmbedder(p *pipelines.Pipeline) (*onnxembed.Model, error) {
 	if embedsThroughOllama(p) {
 		return nil, nil
 	}
-	files := onnxFiles()
+	files := onnxembed.UserFiles()
 	onnxModels.Lock()
 	defer onnxModels.Unlock()
 	if m := onnxModels.open[files.Graph]; m != nil {

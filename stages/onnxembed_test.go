@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"kgforge/bundle"
+	"kgforge/onnxembed"
 	"kgforge/pipelines"
 )
 
@@ -87,7 +88,7 @@ func TestEmbedderOllamaSendsBatchesOf256(t *testing.T) {
 // not fail on the server's missing model, and the manifest names the ONNX
 // graph's digest.
 func TestRunner_ONNXEmbedRuntimeNeverAsksTheServerForTheEmbedModel(t *testing.T) {
-	if !onnxFiles().Present() {
+	if !onnxembed.UserFiles().Present() {
 		t.Skip("no files of scripts/onnx.sh (run scripts/onnx.sh up; make test does)")
 	}
 	for _, rt := range []pipelines.EmbedRuntime{pipelines.EmbedONNX, pipelines.EmbedAuto} {

@@ -41,7 +41,7 @@ func parseConfig(spec string) (embedConfig, error) {
 // pipelineEmbedder is the entity embedder a build makes with
 // llm.embed_runtime auto when the files of scripts/onnx.sh are there.
 func pipelineEmbedder(cacheDir string) (*consolidate.ModelEmbedder, func(), error) {
-	m, err := onnxembed.Open(onnxFiles(), runtime.GOMAXPROCS(0))
+	m, err := onnxembed.Open(onnxembed.UserFiles(), runtime.GOMAXPROCS(0))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -62,7 +62,7 @@ func configEmbedder(c embedConfig) (*consolidate.ModelEmbedder, func(), error) {
 		}
 	}
 	for range c.sessions {
-		m, err := onnxembed.Open(onnxFiles(), c.threads)
+		m, err := onnxembed.Open(onnxembed.UserFiles(), c.threads)
 		if err != nil {
 			done()
 			return nil, nil, err

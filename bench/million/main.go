@@ -7,13 +7,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"kgforge/consolidate"
-	"kgforge/onnxembed"
 	"kgforge/stages"
 )
 
@@ -188,15 +186,6 @@ func loadavg() string {
 func uptime() string {
 	out, _ := exec.Command("uptime").Output()
 	return strings.TrimSpace(string(out))
-}
-
-// onnxFiles are the files of scripts/onnx.sh where a build looks for them.
-func onnxFiles() onnxembed.Files {
-	base, err := os.UserCacheDir()
-	if err != nil {
-		base = os.TempDir()
-	}
-	return onnxembed.DefaultFiles(filepath.Join(base, "kgforge"))
 }
 
 // openCache opens the disk cache a build keeps vectors in, or none.

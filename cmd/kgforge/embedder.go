@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -27,7 +25,7 @@ type queryClient struct {
 // withQueryEmbedder returns c with the query embedder for bundle b.
 func withQueryEmbedder(c *llm.Client, b *bundle.Bundle) queryClient {
 	q := queryClient{Client: c}
-	if e := b.Manifest.Models["embed"]; e.Name == onnxembed.ModelName && strings.HasPrefix(e.Digest, "onnx-sha256:") {
+	if e := b.Manifest.Models["embed"]; e.Name == onnxembed.ModelName && strings.HasPrefix(e.Digest, onnxembed.DigestPrefix) {
 		q.onnx, _ = queryONNX() // without it sems says what is missing
 	}
 	return q
@@ -72,9 +70,5 @@ func (q queryClient) ModelDigests(ctx context.Context, names ...string) (map[str
 // queryONNX opens the ONNX model once per process (one thread: a query is
 // one text), where a build looks for its files.
 var queryONNX = sync.OnceValues(func() (*onnxembed.Model, error) {
-	base, err := os.UserCacheDir()
-	if err != nil {
-		base = os.TempDir()
-	}
-	return onnxembed.Open(onnxembed.DefaultFiles(filepath.Join(base, "kgforge")), 1)
+	return onnxembed.Open(onnxembed.UserFiles(), 1)
 })
