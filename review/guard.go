@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"strings"
 )
 
@@ -94,10 +93,12 @@ func sameOrigin(r *http.Request) string {
 	if len(origins) == 0 {
 		return ""
 	}
-	if len(origins) == 1 {
-		u, err := url.Parse(origins[0])
-		if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.User == nil &&
-			u.Path == "" && u.RawQuery == "" && strings.EqualFold(u.Host, r.Host) {
+	// An Origin is a serialisation (RFC 6454): scheme "://" host, nothing
+	// after it. Compared as text, so that no fragment, empty query, path or
+	// user part that a URL parser would drop can make it match.
+	if len(origins) == 1 && r.Host != "" {
+		o, h := strings.ToLower(origins[0]), strings.ToLower(r.Host)
+		if o == "http://"+h || o == "https://"+h {
 			return ""
 		}
 	}

@@ -140,6 +140,8 @@ func TestServerRefusesCrossOriginDecisions(t *testing.T) {
 		"another port":                 {"Origin": {"http://127.0.0.1:1"}},
 		"origin with a path":           {"Origin": {self + "/x"}},
 		"origin with user":             {"Origin": {"http://user@" + e.addr}},
+		"origin with a fragment":       {"Origin": {self + "#0"}},
+		"origin with an empty query":   {"Origin": {self + "?"}},
 		"two origins":                  {"Origin": {self, "http://attacker.example"}},
 		"cross-site":                   {"Origin": {self}, "Sec-Fetch-Site": {"cross-site"}},
 		"same-site":                    {"Origin": {self}, "Sec-Fetch-Site": {"same-site"}},
