@@ -391,3 +391,41 @@ func TestExamples_AreWholeFactsFromOtherDomains(t *testing.T) {
 		}
 	}
 }
+
+// TestExtractor_ChunksOfMixedSizesShareOneContextWindow: Ollama restarts
+// the runner whenever num_ctx changes, so chunks from a short sentence to
+// a full chunk of 200 words are all sent with the same window, and only a
+// chunk too big for it gets a larger one.
+func TestExtractor_ChunksOfMixedSizesShareOneContextWindow(t *testing.T) {
+	lines := "Kestrel Alloys | Company | based_in | Sheffield | City\n"
+	var replies []llm.ChatResponse
+	for range 4 {
+		replies = append(replies, stop(lines))
+	}
+	fake := &scriptedGen{replies: replies}
+	ex, err := New(fake, nil, Options{Model: "m", Mode: ModeCompletion, Format: FormatLines})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sentence := "Kestrel Alloys is based in Sheffield. "
+	for i, words := range []int{1, 20, 40} { // 7 to 280 words
+		c := veloraChunk()
+		c.ID, c.Text = fmt.Sprintf("c%d", i), strings.Repeat(sentence, words)
+		if _, err := ex.Process(context.Background(), c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, g := range fake.gens {
+		if g.NumCtx != 2048 {
+			t.Errorf("chunk %d: num_ctx %d, want 2048 for every chunk of a usual size", i, g.NumCtx)
+		}
+	}
+	big := veloraChunk()
+	big.ID, big.Text = "big", strings.Repeat(sentence, 400)
+	if _, err := ex.Process(context.Background(), big); err != nil {
+		t.Fatal(err)
+	}
+	if n := fake.gens[len(fake.gens)-1].NumCtx; n != 8192 {
+		t.Errorf("a 2,800-word chunk: num_ctx %d, want the next power of two that holds it (8192)", n)
+	}
+}

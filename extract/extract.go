@@ -437,7 +437,22 @@ func (e *Extractor) numCtx(size, predict int) (int, error) {
 		return 0, fmt.Errorf("%w (%w): chunk needs %d tokens of context, over llm.max_context %d (raise llm.max_context or lower chunking.size)",
 			kg.ErrRejected, ErrTooLong, need, e.opts.MaxCtx)
 	}
-	return min(roundUp(need, 512), e.opts.MaxCtx), nil
+	return min(ctxBucket(need), e.opts.MaxCtx), nil
+}
+
+// ctxBucket is the context window asked for a call that needs n tokens:
+// the smallest power of two of at least 2,048. Ollama restarts a model's
+// runner whenever num_ctx differs from the loaded one's (0.75 s, and the
+// cached prompt is lost), so windows rounded finely made a build of
+// chunks of mixed sizes reload every other call; a few coarse buckets keep
+// one runner for nearly every chunk, at the cost of a larger KV cache
+// allocation, not of compute (attention runs over the tokens present).
+func ctxBucket(n int) int {
+	b := 2048
+	for b < n {
+		b *= 2
+	}
+	return b
 }
 
 // askFunc makes one model call at a temperature and seed and parses it.
@@ -597,4 +612,3 @@ func (e *Extractor) ask(ctx context.Context, c kg.Chunk, st *chunkStats, call as
 	return Reply{}, nil, fmt.Errorf("extract chunk %s: %w: reply is not valid JSON after %d attempts: %w", c.ID, kg.ErrRejected, e.opts.Attempts, lastErr)
 }
 
-func roundUp(n, to int) int { return (n + to - 1) / to * to }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"math/rand/v2"
 	"os"
@@ -32,6 +33,8 @@ func run() error {
 	sentences := flag.Int("sentences", 4, "sentences per paragraph")
 	model := flag.String("model", "", "Ollama chat model to extract with (OLLAMA_HOST names the server); empty: extract.skip, no model asked")
 	embed := flag.String("embed-model", "all-minilm:l6-v2", "Ollama embedding model of resolution, with -model")
+	logs := flag.Bool("logs", false, "copy each build's log lines (its progress per stage) to standard error")
+	conc := flag.Int("concurrency", 1, "llm.concurrency: extraction calls in flight, with -model (the server needs as many OLLAMA_NUM_PARALLEL slots)")
 	flag.Parse()
 	work := *dir
 	if work == "" {
@@ -50,7 +53,7 @@ func run() error {
 		}
 	}
 	root := filepath.Join(work, "corpus")
-	c := corpus{docs: *docs, paras: *paras, sentences: *sentences, model: *model, embed: *embed}
+	c := corpus{docs: *docs, paras: *paras, sentences: *sentences, model: *model, embed: *embed, concurrency: *conc}
 	pipeline, err := c.write(root)
 	if err != nil {
 		return err
@@ -60,6 +63,9 @@ func run() error {
 		return err
 	}
 	b := &bench{exe: exe, pipeline: pipeline, out: filepath.Join(work, "out"), cache: filepath.Join(work, "cache"), model: *model != ""}
+	if *logs {
+		b.logs = os.Stderr
+	}
 	how := "extract.skip (no model)"
 	if b.model {
 		how = fmt.Sprintf("extracted with %s at %s, embeddings %s", *model, os.Getenv("OLLAMA_HOST"), *embed)
@@ -96,9 +102,10 @@ func run() error {
 
 type bench struct {
 	exe, pipeline, out, cache string
-	model                     bool     // extracted with the model: the LLM columns
-	first                     float64  // the first build's wall seconds
-	bundles, names            []string // each build's bundle, and its row's name
+	logs                      io.Writer // where each build's log lines go too (-logs); nil: kept for errors only
+	model                     bool      // extracted with the model: the LLM columns
+	first                     float64   // the first build's wall seconds
+	bundles, names            []string  // each build's bundle, and its row's name
 }
 
 func (b *bench) header() {
@@ -139,6 +146,9 @@ func (b *bench) run(name string) error {
 	cmd := exec.Command(b.exe, "build", "--pipeline", b.pipeline, "--out", b.out, "--json")
 	cmd.Env = append(os.Environ(), "KGFORGE_CACHE_DIR="+b.cache)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if b.logs != nil { // the build's progress lines, as a scheduler's log shows them
+		cmd.Stderr = io.MultiWriter(&stderr, b.logs)
+	}
 	ld := load()
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
@@ -198,8 +208,8 @@ var verbs = []string{"supplies", "assembles", "ships", "tests", "paints", "welds
 // corpus is the synthetic corpus: its size, and the model (none:
 // extract.skip).
 type corpus struct {
-	docs, paras, sentences int
-	model, embed           string
+	docs, paras, sentences, concurrency int
+	model, embed                        string
 }
 
 // document writes the text of document i; seed varies its content.
@@ -259,7 +269,7 @@ func (c corpus) write(root string) (string, error) {
 
 // pipeline is the corpus's pipeline file: without a model, extract.skip
 // and no embeddings; with one, extraction and resolution as a user runs
-// them, one call at a time.
+// them, concurrency calls at a time.
 func (c corpus) pipeline() string {
 	head := `name: bench-engine
 root: .
@@ -273,7 +283,7 @@ neo4j: {mode: never}
 	if c.model == "" {
 		return head + "llm: {chat_model: gemma3:270m}\nextract: {skip: true}\nresolve: {embeddings: false}\n"
 	}
-	return head + fmt.Sprintf("llm: {chat_model: %q, embed_model: %q, concurrency: 1}\n", c.model, c.embed)
+	return head + fmt.Sprintf("llm: {chat_model: %q, embed_model: %q, concurrency: %d}\n", c.model, c.embed, max(1, c.concurrency))
 }
 
 // ageAll dates every file under root at t.
