@@ -30,6 +30,15 @@ func (b *build) produce(ctx context.Context) ([]sourceUnit, error) {
 		start := time.Now()
 		sg, sctx := errgroup.WithContext(gctx)
 		sg.SetLimit(sourceWorkers)
+		if b.rn.Progress != nil {
+			n := 0
+			for _, f := range b.found {
+				if b.runsSource(f) {
+					n++
+				}
+			}
+			b.rn.Progress.Sources(n)
+		}
 		for k := range b.found {
 			i := (b.firstSource() + k) % len(b.found)
 			f := b.found[i]
@@ -43,7 +52,13 @@ func (b *build) produce(ctx context.Context) ([]sourceUnit, error) {
 				}
 				b.count(func(p *Plan) { p.units(u) })
 				units[i] = u
-				return b.feed(sctx, &units[i], jobs)
+				if err := b.feed(sctx, &units[i], jobs); err != nil {
+					return err
+				}
+				if b.rn.Progress != nil {
+					b.rn.Progress.SourceDone()
+				}
+				return nil
 			})
 		}
 		err := sg.Wait()

@@ -37,7 +37,9 @@ func (g *gateProgress) Queued() {
 		g.Open()
 	}
 }
-func (g *gateProgress) Done() {}
+func (g *gateProgress) Done()       {}
+func (g *gateProgress) Sources(int) {}
+func (g *gateProgress) SourceDone() {}
 
 // TestRunner_TwoBuildsIntoOneOutputOneFailsAtOnce starts two builds into one
 // output directory at the same time: whichever takes the lock first runs

@@ -184,10 +184,16 @@ func (r *Report) stage(name string, start time.Time, items int) {
 	r.Stages[name] = StageReport{Duration: time.Since(start), Items: items}
 }
 
-// Progress hears about extraction as it goes: Queued when a chunk is cut,
-// Done when its extraction ended (kept, cached or rejected). Calls come from
-// several goroutines; implementations must be safe for concurrent use.
+// Progress hears about extraction as it goes: Sources once, with the
+// number of source units this run plans; SourceDone as each has been read
+// (or reused) and its chunks queued; Queued when a chunk is sent to
+// extraction, Done when its extraction ended (kept, cached or rejected).
+// Ingest waits for extraction, so the chunks queued so far are a small
+// part of the build's: the sources done say how far ingest is. Calls come
+// from several goroutines; implementations must be safe for concurrent use.
 type Progress interface {
+	Sources(n int)
+	SourceDone()
 	Queued()
 	Done()
 }

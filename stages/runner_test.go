@@ -193,6 +193,9 @@ func TestRunner_BadSourcesFailAloneAndReRunsUseTheCache(t *testing.T) {
 	if prog.queued.Load() != 2 || prog.done.Load() != 2 {
 		t.Errorf("progress: %d queued, %d done; want 2 and 2", prog.queued.Load(), prog.done.Load())
 	}
+	if prog.sources.Load() != 9 || prog.sourcesDone.Load() != 9 {
+		t.Errorf("progress: %d of %d sources done; want all nine files of the corpus, rejected ones too", prog.sourcesDone.Load(), prog.sources.Load())
+	}
 	if rep.LLM.ServerDuration != 2*time.Millisecond || rep.ServerBusy <= 0 || rep.ServerBusy > 1 {
 		t.Errorf("server time %v, busy %v; want 2ms and a share in (0, 1]", rep.LLM.ServerDuration, rep.ServerBusy)
 	}
@@ -259,10 +262,15 @@ func TestRunner_FatalErrorsPublishNothing(t *testing.T) {
 	}
 }
 
-type countProgress struct{ queued, done atomic.Int32 }
+type countProgress struct {
+	queued, done, sourcesDone atomic.Int32
+	sources                   atomic.Int32 // the last Sources call's count
+}
 
-func (c *countProgress) Queued() { c.queued.Add(1) }
-func (c *countProgress) Done()   { c.done.Add(1) }
+func (c *countProgress) Queued()       { c.queued.Add(1) }
+func (c *countProgress) Done()         { c.done.Add(1) }
+func (c *countProgress) Sources(n int) { c.sources.Store(int32(n)) }
+func (c *countProgress) SourceDone()   { c.sourcesDone.Add(1) }
 
 func TestDiskCache(t *testing.T) {
 	c, err := OpenDiskCache(t.TempDir())

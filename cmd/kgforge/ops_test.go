@@ -96,6 +96,54 @@ func TestProgressLog_ReportsCountRateAndETA(t *testing.T) {
 	}
 }
 
+// TestProgressLog_ETACountsTheSourcesNotYetRead: ingest waits on
+// extraction, so after 10 of 1,000 one-chunk documents only 12 chunks are
+// queued; the time left is for the ~1,200 chunks to come, not the 8 in
+// the queue.
+func TestProgressLog_ETACountsTheSourcesNotYetRead(t *testing.T) {
+	var buf bytes.Buffer
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	p := newProgressLog(slog.New(slog.NewJSONHandler(&buf, nil)), time.Hour, func() time.Time { return now })
+	defer p.finish()
+	p.Sources(1000)
+	for range 10 {
+		p.SourceDone()
+	}
+	for range 12 {
+		p.Queued()
+	}
+	for range 4 {
+		p.Done()
+	}
+	now = now.Add(8 * time.Second)
+	p.report()
+	var m map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
+		t.Fatal(err)
+	}
+	// 12 chunks from 10 sources: 1,200 expected, 1,196 left at 0.5 a second.
+	want := map[string]any{"sources_done": 10.0, "sources": 1000.0, "queued": 12.0, "eta_s": 2392.0}
+	for k, v := range want {
+		if m[k] != v {
+			t.Errorf("%s = %v, want %v (line %s)", k, m[k], v, buf.String())
+		}
+	}
+}
+
+func TestExpectedChunks(t *testing.T) {
+	for _, c := range []struct{ queued, done, sources, want int64 }{
+		{0, 0, 0, 0},  // nothing planned
+		{5, 0, 10, 5}, // no source done yet: the queue is all that is known
+		{12, 10, 1000, 1200},
+		{7, 10, 10, 7},     // every source done: exact
+		{3, 2, 2000, 3000}, // sources that queue nothing (reused, tables) pull it down as they finish
+	} {
+		if got := expectedChunks(c.queued, c.done, c.sources); got != c.want {
+			t.Errorf("expectedChunks(%d, %d, %d) = %d, want %d", c.queued, c.done, c.sources, got, c.want)
+		}
+	}
+}
+
 func TestNewProgress_BarOnlyOnATerminal(t *testing.T) {
 	log := slog.New(slog.DiscardHandler)
 	if _, ok := newProgress(log, time.Second, true).(*progressBar); !ok {

@@ -133,6 +133,8 @@ type heartbeat struct {
 	record       func(beatDetails) // records a heartbeat of the activity
 	log          *slog.Logger
 	queued, done atomic.Int64
+	sourcesDone  atomic.Int64
+	sources      atomic.Int64
 	quit         chan struct{}
 	wg           sync.WaitGroup
 }
@@ -140,8 +142,10 @@ type heartbeat struct {
 // beatDetails are a heartbeat's details, shown by `temporal workflow
 // describe` for the pending activity.
 type beatDetails struct {
-	Queued int64 `json:"chunks_queued"`
-	Done   int64 `json:"chunks_done"`
+	Queued      int64 `json:"chunks_queued"`
+	Done        int64 `json:"chunks_done"`
+	SourcesDone int64 `json:"sources_done"`
+	Sources     int64 `json:"sources"`
 }
 
 func startHeartbeat(ctx context.Context, every time.Duration, log *slog.Logger) *heartbeat {
@@ -168,10 +172,16 @@ func startHeartbeat(ctx context.Context, every time.Duration, log *slog.Logger) 
 }
 
 func (h *heartbeat) beat() {
-	h.record(beatDetails{Queued: h.queued.Load(), Done: h.done.Load()})
+	h.record(beatDetails{Queued: h.queued.Load(), Done: h.done.Load(), SourcesDone: h.sourcesDone.Load(), Sources: h.sources.Load()})
 }
 
 func (h *heartbeat) stop() { close(h.quit); h.wg.Wait() }
+
+// Sources is stages.Progress's: the source units this run plans.
+func (h *heartbeat) Sources(n int) { h.sources.Store(int64(n)) }
+
+// SourceDone is stages.Progress's: a source unit's chunks are all queued.
+func (h *heartbeat) SourceDone() { h.sourcesDone.Add(1) }
 
 // Queued is stages.Progress's: a chunk is cut and queued for extraction.
 func (h *heartbeat) Queued() { h.queued.Add(1) }
