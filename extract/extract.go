@@ -611,4 +611,3 @@ func (e *Extractor) ask(ctx context.Context, c kg.Chunk, st *chunkStats, call as
 	}
 	return Reply{}, nil, fmt.Errorf("extract chunk %s: %w: reply is not valid JSON after %d attempts: %w", c.ID, kg.ErrRejected, e.opts.Attempts, lastErr)
 }
-

@@ -145,8 +145,10 @@ func (p *progressLog) report() {
 	done, queued := p.done.Load(), p.queued.Load()
 	sourcesDone, sources := p.sourcesDone.Load(), p.sources.Load()
 	elapsed := p.now().Sub(p.start)
-	attrs := []any{"stage", "extract", "done", done, "queued", queued,
-		"sources_done", sourcesDone, "sources", sources, "elapsed_s", int64(elapsed.Seconds())}
+	attrs := []any{
+		"stage", "extract", "done", done, "queued", queued,
+		"sources_done", sourcesDone, "sources", sources, "elapsed_s", int64(elapsed.Seconds()),
+	}
 	if done > 0 && elapsed > 0 {
 		rate := float64(done) / elapsed.Seconds()
 		attrs = append(attrs, "rate_per_s", float64(int(rate*100))/100)
