@@ -71,29 +71,8 @@ func TestBuild_NonTerminalStderrIsOnlyJSONLogLines(t *testing.T) {
 }
 
 func TestProgressLog_ReportsCountRateAndETA(t *testing.T) {
-	var buf bytes.Buffer
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	clock := func() time.Time { return now }
-	p := newProgressLog(slog.New(slog.NewJSONHandler(&buf, nil)), time.Hour, clock)
-	defer p.finish()
-	for range 10 {
-		p.Queued()
-	}
-	for range 4 {
-		p.Done()
-	}
-	now = now.Add(8 * time.Second)
-	p.report()
-	var m map[string]any
-	if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]any{"msg": "progress", "stage": "extract", "done": 4.0, "queued": 10.0, "elapsed_s": 8.0, "rate_per_s": 0.5, "eta_s": 12.0}
-	for k, v := range want {
-		if m[k] != v {
-			t.Errorf("%s = %v, want %v (line %s)", k, m[k], v, buf.String())
-		}
-	}
+	wantProgressLine(t, progressCounts{queued: 10, done: 4},
+		map[string]any{"msg": "progress", "stage": "extract", "done": 4.0, "queued": 10.0, "elapsed_s": 8.0, "rate_per_s": 0.5, "eta_s": 12.0})
 }
 
 // TestProgressLog_ETACountsTheSourcesNotYetRead: ingest waits on
@@ -101,18 +80,32 @@ func TestProgressLog_ReportsCountRateAndETA(t *testing.T) {
 // queued; the time left is for the ~1,200 chunks to come, not the 8 in
 // the queue.
 func TestProgressLog_ETACountsTheSourcesNotYetRead(t *testing.T) {
+	// 12 chunks from 10 sources: 1,200 expected, 1,196 left at 0.5 a second.
+	wantProgressLine(t, progressCounts{sources: 1000, sourcesDone: 10, queued: 12, done: 4},
+		map[string]any{"sources_done": 10.0, "sources": 1000.0, "queued": 12.0, "eta_s": 2392.0})
+}
+
+// progressCounts is what a progress log has heard when it reports.
+type progressCounts struct{ sources, sourcesDone, queued, done int }
+
+// wantProgressLine feeds a progress log the counts, reports 8 seconds
+// after it started, and checks the line's fields against want.
+func wantProgressLine(t *testing.T, c progressCounts, want map[string]any) {
+	t.Helper()
 	var buf bytes.Buffer
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	p := newProgressLog(slog.New(slog.NewJSONHandler(&buf, nil)), time.Hour, func() time.Time { return now })
 	defer p.finish()
-	p.Sources(1000)
-	for range 10 {
+	if c.sources > 0 {
+		p.Sources(c.sources)
+	}
+	for range c.sourcesDone {
 		p.SourceDone()
 	}
-	for range 12 {
+	for range c.queued {
 		p.Queued()
 	}
-	for range 4 {
+	for range c.done {
 		p.Done()
 	}
 	now = now.Add(8 * time.Second)
@@ -121,8 +114,6 @@ func TestProgressLog_ETACountsTheSourcesNotYetRead(t *testing.T) {
 	if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
 		t.Fatal(err)
 	}
-	// 12 chunks from 10 sources: 1,200 expected, 1,196 left at 0.5 a second.
-	want := map[string]any{"sources_done": 10.0, "sources": 1000.0, "queued": 12.0, "eta_s": 2392.0}
 	for k, v := range want {
 		if m[k] != v {
 			t.Errorf("%s = %v, want %v (line %s)", k, m[k], v, buf.String())
