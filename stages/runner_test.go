@@ -163,7 +163,7 @@ func TestRunner_BadSourcesFailAloneAndReRunsUseTheCache(t *testing.T) {
 	c, chats := fakeOllama(t, false)
 	p, _ := corpus(t)
 	out := t.TempDir()
-	prog := &countProgress{}
+	prog := &ProgressCounts{}
 	rn := &Runner{LLM: c, CacheDir: t.TempDir(), OutDir: out, Progress: prog}
 	rep, err := rn.Run(context.Background(), p)
 	if err != nil {
@@ -190,11 +190,11 @@ func TestRunner_BadSourcesFailAloneAndReRunsUseTheCache(t *testing.T) {
 			t.Errorf("no rejection of %s saying %q in %+v", item, reason, rep.Rejected)
 		}
 	}
-	if prog.queued.Load() != 2 || prog.done.Load() != 2 {
-		t.Errorf("progress: %d queued, %d done; want 2 and 2", prog.queued.Load(), prog.done.Load())
+	if c := prog.Counts(); c.Queued != 2 || c.Done != 2 {
+		t.Errorf("progress: %d queued, %d done; want 2 and 2", c.Queued, c.Done)
 	}
-	if prog.sources.Load() != 9 || prog.sourcesDone.Load() != 9 {
-		t.Errorf("progress: %d of %d sources done; want all nine files of the corpus, rejected ones too", prog.sourcesDone.Load(), prog.sources.Load())
+	if c := prog.Counts(); c.Sources != 9 || c.SourcesDone != 9 {
+		t.Errorf("progress: %d of %d sources done; want all nine files of the corpus, rejected ones too", c.SourcesDone, c.Sources)
 	}
 	if rep.LLM.ServerDuration != 2*time.Millisecond || rep.ServerBusy <= 0 || rep.ServerBusy > 1 {
 		t.Errorf("server time %v, busy %v; want 2ms and a share in (0, 1]", rep.LLM.ServerDuration, rep.ServerBusy)
@@ -261,16 +261,6 @@ func TestRunner_FatalErrorsPublishNothing(t *testing.T) {
 		})
 	}
 }
-
-type countProgress struct {
-	queued, done, sourcesDone atomic.Int32
-	sources                   atomic.Int32 // the last Sources call's count
-}
-
-func (c *countProgress) Queued()       { c.queued.Add(1) }
-func (c *countProgress) Done()         { c.done.Add(1) }
-func (c *countProgress) Sources(n int) { c.sources.Store(int32(n)) }
-func (c *countProgress) SourceDone()   { c.sourcesDone.Add(1) }
 
 func TestDiskCache(t *testing.T) {
 	c, err := OpenDiskCache(t.TempDir())

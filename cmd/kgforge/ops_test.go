@@ -121,20 +121,6 @@ func wantProgressLine(t *testing.T, c progressCounts, want map[string]any) {
 	}
 }
 
-func TestExpectedChunks(t *testing.T) {
-	for _, c := range []struct{ queued, done, sources, want int64 }{
-		{0, 0, 0, 0},  // nothing planned
-		{5, 0, 10, 5}, // no source done yet: the queue is all that is known
-		{12, 10, 1000, 1200},
-		{7, 10, 10, 7},     // every source done: exact
-		{3, 2, 2000, 3000}, // sources that queue nothing (reused, tables) pull it down as they finish
-	} {
-		if got := expectedChunks(c.queued, c.done, c.sources); got != c.want {
-			t.Errorf("expectedChunks(%d, %d, %d) = %d, want %d", c.queued, c.done, c.sources, got, c.want)
-		}
-	}
-}
-
 func TestNewProgress_BarOnlyOnATerminal(t *testing.T) {
 	log := slog.New(slog.DiscardHandler)
 	if _, ok := newProgress(log, time.Second, true).(*progressBar); !ok {

@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"kgforge/stages"
@@ -40,9 +39,9 @@ func stderrIsTerminal() bool { return term.IsTerminal(int(os.Stderr.Fd())) }
 // the total is the chunks expected from the sources done so far, the count
 // grows as extraction finishes them.
 type progressBar struct {
-	mu                           sync.Mutex
-	bar                          *progressbar.ProgressBar
-	queued, sourcesDone, sources int64
+	stages.ProgressCounts
+	mu  sync.Mutex
+	bar *progressbar.ProgressBar
 }
 
 func newProgressBar() *progressBar {
@@ -59,27 +58,17 @@ func newProgressBar() *progressBar {
 }
 
 // a failed redraw must not fail the build: the bar's errors are dropped.
-func (p *progressBar) Sources(n int) { p.mu.Lock(); p.sources = int64(n); p.mu.Unlock() }
-func (p *progressBar) SourceDone()   { p.mu.Lock(); p.sourcesDone++; p.resize(); p.mu.Unlock() }
-func (p *progressBar) Queued()       { p.mu.Lock(); p.queued++; p.resize(); p.mu.Unlock() }
-func (p *progressBar) Done()         { p.mu.Lock(); _ = p.bar.Add(1); p.mu.Unlock() }
-func (p *progressBar) finish()       { p.mu.Lock(); _ = p.bar.Finish(); p.mu.Unlock() }
+func (p *progressBar) SourceDone() { p.ProgressCounts.SourceDone(); p.resize() }
+func (p *progressBar) Queued()     { p.ProgressCounts.Queued(); p.resize() }
+func (p *progressBar) Done()       { p.ProgressCounts.Done(); p.mu.Lock(); _ = p.bar.Add(1); p.mu.Unlock() }
+func (p *progressBar) finish()     { p.mu.Lock(); _ = p.bar.Finish(); p.mu.Unlock() }
 
 // resize sets the bar's total to the chunks the build is expected to
 // send, so that its time left is the build's, not the queue's.
 func (p *progressBar) resize() {
-	p.bar.ChangeMax64(expectedChunks(p.queued, p.sourcesDone, p.sources))
-}
-
-// expectedChunks is how many chunks a build will send to extraction, from
-// the chunks queued by the sources done so far: ingest waits on
-// extraction, so the queue alone would make the time left look minutes
-// long in a build of hours. Exact once every source is done.
-func expectedChunks(queued, sourcesDone, sources int64) int64 {
-	if sourcesDone <= 0 || sourcesDone >= sources {
-		return queued
-	}
-	return max(queued, queued*sources/sourcesDone)
+	p.mu.Lock()
+	p.bar.ChangeMax64(p.Counts().ExpectedChunks())
+	p.mu.Unlock()
 }
 
 // Write writes a log line above the bar: the bar's line is cleared, the
@@ -99,13 +88,12 @@ var _ io.Writer = (*progressBar)(nil)
 // chunks done of queued, sources done of planned, the rate since the stage
 // began, and the time left at that rate for the chunks expected.
 type progressLog struct {
-	log                  *slog.Logger
-	now                  func() time.Time
-	start                time.Time
-	queued, done         atomic.Int64
-	sourcesDone, sources atomic.Int64
-	stop                 chan struct{}
-	stopped              sync.WaitGroup
+	stages.ProgressCounts
+	log     *slog.Logger
+	now     func() time.Time
+	start   time.Time
+	stop    chan struct{}
+	stopped sync.WaitGroup
 }
 
 func newProgressLog(log *slog.Logger, interval time.Duration, now func() time.Time) *progressLog {
@@ -118,7 +106,7 @@ func newProgressLog(log *slog.Logger, interval time.Duration, now func() time.Ti
 		for {
 			select {
 			case <-t.C:
-				if p.queued.Load() > 0 {
+				if p.Counts().Queued > 0 {
 					p.report()
 				}
 			case <-p.stop:
@@ -129,11 +117,6 @@ func newProgressLog(log *slog.Logger, interval time.Duration, now func() time.Ti
 	return p
 }
 
-func (p *progressLog) Sources(n int) { p.sources.Store(int64(n)) }
-func (p *progressLog) SourceDone()   { p.sourcesDone.Add(1) }
-func (p *progressLog) Queued()       { p.queued.Add(1) }
-func (p *progressLog) Done()         { p.done.Add(1) }
-
 // finish stops the ticker; the build's own lines say how it ended.
 func (p *progressLog) finish() {
 	close(p.stop)
@@ -142,17 +125,16 @@ func (p *progressLog) finish() {
 
 // report logs one progress line.
 func (p *progressLog) report() {
-	done, queued := p.done.Load(), p.queued.Load()
-	sourcesDone, sources := p.sourcesDone.Load(), p.sources.Load()
+	c := p.Counts()
 	elapsed := p.now().Sub(p.start)
 	attrs := []any{
-		"stage", "extract", "done", done, "queued", queued,
-		"sources_done", sourcesDone, "sources", sources, "elapsed_s", int64(elapsed.Seconds()),
+		"stage", "extract", "done", c.Done, "queued", c.Queued,
+		"sources_done", c.SourcesDone, "sources", c.Sources, "elapsed_s", int64(elapsed.Seconds()),
 	}
-	if done > 0 && elapsed > 0 {
-		rate := float64(done) / elapsed.Seconds()
+	if c.Done > 0 && elapsed > 0 {
+		rate := float64(c.Done) / elapsed.Seconds()
 		attrs = append(attrs, "rate_per_s", float64(int(rate*100))/100)
-		if left := expectedChunks(queued, sourcesDone, sources) - done; left > 0 {
+		if left := c.ExpectedChunks() - c.Done; left > 0 {
 			attrs = append(attrs, "eta_s", int64(float64(left)/rate))
 		}
 	}

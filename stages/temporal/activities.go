@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"kgforge/pipelines"
@@ -130,13 +129,11 @@ func (a *Activities) log() *slog.Logger {
 // heartbeat with the chunks done and queued at each chunk, and every beat
 // period until stopped.
 type heartbeat struct {
-	record       func(beatDetails) // records a heartbeat of the activity
-	log          *slog.Logger
-	queued, done atomic.Int64
-	sourcesDone  atomic.Int64
-	sources      atomic.Int64
-	quit         chan struct{}
-	wg           sync.WaitGroup
+	record func(beatDetails) // records a heartbeat of the activity
+	log    *slog.Logger
+	stages.ProgressCounts
+	quit chan struct{}
+	wg   sync.WaitGroup
 }
 
 // beatDetails are a heartbeat's details, shown by `temporal workflow
@@ -172,25 +169,18 @@ func startHeartbeat(ctx context.Context, every time.Duration, log *slog.Logger) 
 }
 
 func (h *heartbeat) beat() {
-	h.record(beatDetails{Queued: h.queued.Load(), Done: h.done.Load(), SourcesDone: h.sourcesDone.Load(), Sources: h.sources.Load()})
+	c := h.Counts()
+	h.record(beatDetails{Queued: c.Queued, Done: c.Done, SourcesDone: c.SourcesDone, Sources: c.Sources})
 }
 
 func (h *heartbeat) stop() { close(h.quit); h.wg.Wait() }
 
-// Sources is stages.Progress's: the source units this run plans.
-func (h *heartbeat) Sources(n int) { h.sources.Store(int64(n)) }
-
-// SourceDone is stages.Progress's: a source unit's chunks are all queued.
-func (h *heartbeat) SourceDone() { h.sourcesDone.Add(1) }
-
-// Queued is stages.Progress's: a chunk is cut and queued for extraction.
-func (h *heartbeat) Queued() { h.queued.Add(1) }
-
 // Done is stages.Progress's: a chunk's extraction ended.
 func (h *heartbeat) Done() {
-	d := h.done.Add(1)
+	h.ProgressCounts.Done()
 	h.beat()
-	h.log.Debug("chunk extracted", "done", d, "queued", h.queued.Load())
+	c := h.Counts()
+	h.log.Debug("chunk extracted", "done", c.Done, "queued", c.Queued)
 }
 
 // addShards adds what the shards did to the reduce's report: their model
