@@ -85,6 +85,48 @@ func TestProgressLog_ETACountsTheSourcesNotYetRead(t *testing.T) {
 		map[string]any{"sources_done": 10.0, "sources": 1000.0, "queued": 12.0, "eta_s": 2392.0})
 }
 
+// TestProgressLog_RateIsRecentNotSinceTheStart: a resumed build counts
+// 300 reused chunks done in its first 30 seconds, then the model finishes
+// 15 every 30 seconds. Ten minutes on, the rate is the model's (0.5 a
+// second over the last five minutes, not the 0.95 since the start) and
+// so is the time left; when nothing finishes for five minutes the rate is
+// 0 and no time left is promised.
+func TestProgressLog_RateIsRecentNotSinceTheStart(t *testing.T) {
+	var buf bytes.Buffer
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	p := newProgressLog(slog.New(slog.NewJSONHandler(&buf, nil)), time.Hour, func() time.Time { return now })
+	defer p.finish()
+	p.Sources(1)
+	p.SourceDone()
+	for range 2000 {
+		p.Queued()
+	}
+	reportAfter := func(chunks int) map[string]any {
+		for range chunks {
+			p.Done()
+		}
+		now = now.Add(30 * time.Second)
+		buf.Reset()
+		p.report()
+		return jsonLines(t, buf.String())[0]
+	}
+	reportAfter(300)
+	var line map[string]any
+	for range 20 {
+		line = reportAfter(15)
+	}
+	// 600 done at 630 s; 450 at 330 s: 0.5 a second; 1,400 left.
+	if line["done"] != 600.0 || line["rate_per_s"] != 0.5 || line["eta_s"] != 2800.0 {
+		t.Errorf("after ten minutes of model time: %v, want done 600, rate_per_s 0.5, eta_s 2800", line)
+	}
+	for range 10 {
+		line = reportAfter(0)
+	}
+	if _, ok := line["eta_s"]; line["rate_per_s"] != 0.0 || ok {
+		t.Errorf("five minutes without a chunk done: %v, want rate_per_s 0 and no eta_s", line)
+	}
+}
+
 // progressCounts is what a progress log has heard when it reports.
 type progressCounts struct{ sources, sourcesDone, queued, done int }
 

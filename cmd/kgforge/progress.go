@@ -85,19 +85,32 @@ func (p *progressBar) Write(b []byte) (int, error) {
 var _ io.Writer = (*progressBar)(nil)
 
 // progressLog logs a progress line for the extract stage every interval:
-// chunks done of queued, sources done of planned, the rate since the stage
-// began, and the time left at that rate for the chunks expected.
+// chunks done of queued, sources done of planned, the rate over the last
+// rateWindow, and the time left at that rate for the chunks expected.
 type progressLog struct {
 	stages.ProgressCounts
 	log     *slog.Logger
 	now     func() time.Time
 	start   time.Time
+	seen    []sample // chunks done at the start and at each report since rateWindow ago; report's alone
 	stop    chan struct{}
 	stopped sync.WaitGroup
 }
 
+// rateWindow is how far back the progress line's rate looks. A resumed
+// build counts hundreds of reused chunks as done in its first seconds; a
+// rate since the start would promise it minutes where hours are left.
+const rateWindow = 5 * time.Minute
+
+// sample is the chunks done at one moment.
+type sample struct {
+	at   time.Time
+	done int64
+}
+
 func newProgressLog(log *slog.Logger, interval time.Duration, now func() time.Time) *progressLog {
-	p := &progressLog{log: log, now: now, start: now(), stop: make(chan struct{})}
+	start := now()
+	p := &progressLog{log: log, now: now, start: start, seen: []sample{{at: start}}, stop: make(chan struct{})}
 	p.stopped.Add(1)
 	go func() {
 		defer p.stopped.Done()
@@ -126,19 +139,35 @@ func (p *progressLog) finish() {
 // report logs one progress line.
 func (p *progressLog) report() {
 	c := p.Counts()
-	elapsed := p.now().Sub(p.start)
+	now := p.now()
+	elapsed := now.Sub(p.start)
 	attrs := []any{
 		"stage", "extract", "done", c.Done, "queued", c.Queued,
 		"sources_done", c.SourcesDone, "sources", c.Sources, "elapsed_s", int64(elapsed.Seconds()),
 	}
+	rate := p.rate(now, c.Done)
 	if c.Done > 0 && elapsed > 0 {
-		rate := float64(c.Done) / elapsed.Seconds()
 		attrs = append(attrs, "rate_per_s", float64(int(rate*100))/100)
-		if left := c.ExpectedChunks() - c.Done; left > 0 {
+		if left := c.ExpectedChunks() - c.Done; left > 0 && rate > 0 {
 			attrs = append(attrs, "eta_s", int64(float64(left)/rate))
 		}
 	}
 	p.log.Info("progress", attrs...)
+}
+
+// rate is the chunks done a second over the last rateWindow (since the
+// start within the first): from the newest sample at least rateWindow
+// old, or the oldest, to now. Zero when nothing finished in the window.
+func (p *progressLog) rate(now time.Time, done int64) float64 {
+	p.seen = append(p.seen, sample{at: now, done: done})
+	for len(p.seen) > 2 && now.Sub(p.seen[1].at) >= rateWindow {
+		p.seen = p.seen[1:]
+	}
+	from := p.seen[0]
+	if dt := now.Sub(from.at).Seconds(); dt > 0 {
+		return float64(done-from.done) / dt
+	}
+	return 0
 }
 
 // logSink is the writer of every log line: stderr, or the bar's writer
