@@ -92,75 +92,82 @@ func TestProgressLog_ETACountsTheSourcesNotYetRead(t *testing.T) {
 // so is the time left; when nothing finishes for five minutes the rate is
 // 0 and no time left is promised.
 func TestProgressLog_RateIsRecentNotSinceTheStart(t *testing.T) {
-	var buf bytes.Buffer
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	p := newProgressLog(slog.New(slog.NewJSONHandler(&buf, nil)), time.Hour, func() time.Time { return now })
-	defer p.finish()
-	p.Sources(1)
-	p.SourceDone()
-	for range 2000 {
-		p.Queued()
-	}
-	reportAfter := func(chunks int) map[string]any {
-		for range chunks {
-			p.Done()
-		}
-		now = now.Add(30 * time.Second)
-		buf.Reset()
-		p.report()
-		return jsonLines(t, buf.String())[0]
-	}
-	reportAfter(300)
+	l := newClockedLog(t)
+	l.feed(progressCounts{sources: 1, sourcesDone: 1, queued: 2000, done: 300})
+	l.reportAfter(30 * time.Second)
 	var line map[string]any
 	for range 20 {
-		line = reportAfter(15)
+		l.feed(progressCounts{done: 15})
+		line = l.reportAfter(30 * time.Second)
 	}
 	// 600 done at 630 s; 450 at 330 s: 0.5 a second; 1,400 left.
 	if line["done"] != 600.0 || line["rate_per_s"] != 0.5 || line["eta_s"] != 2800.0 {
 		t.Errorf("after ten minutes of model time: %v, want done 600, rate_per_s 0.5, eta_s 2800", line)
 	}
 	for range 10 {
-		line = reportAfter(0)
+		line = l.reportAfter(30 * time.Second)
 	}
 	if _, ok := line["eta_s"]; line["rate_per_s"] != 0.0 || ok {
 		t.Errorf("five minutes without a chunk done: %v, want rate_per_s 0 and no eta_s", line)
 	}
 }
 
-// progressCounts is what a progress log has heard when it reports.
+// progressCounts is what a progress log hears before it reports.
 type progressCounts struct{ sources, sourcesDone, queued, done int }
 
 // wantProgressLine feeds a progress log the counts, reports 8 seconds
 // after it started, and checks the line's fields against want.
 func wantProgressLine(t *testing.T, c progressCounts, want map[string]any) {
 	t.Helper()
-	var buf bytes.Buffer
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	p := newProgressLog(slog.New(slog.NewJSONHandler(&buf, nil)), time.Hour, func() time.Time { return now })
-	defer p.finish()
-	if c.sources > 0 {
-		p.Sources(c.sources)
-	}
-	for range c.sourcesDone {
-		p.SourceDone()
-	}
-	for range c.queued {
-		p.Queued()
-	}
-	for range c.done {
-		p.Done()
-	}
-	now = now.Add(8 * time.Second)
-	p.report()
-	var m map[string]any
-	if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
-		t.Fatal(err)
-	}
+	l := newClockedLog(t)
+	l.feed(c)
+	m := l.reportAfter(8 * time.Second)
 	for k, v := range want {
 		if m[k] != v {
-			t.Errorf("%s = %v, want %v (line %s)", k, m[k], v, buf.String())
+			t.Errorf("%s = %v, want %v (line %v)", k, m[k], v, m)
 		}
 	}
+}
+
+// clockedLog is a progress log on a clock the test moves; its ticker is
+// an hour, so only the test's reports are logged.
+type clockedLog struct {
+	t   *testing.T
+	p   *progressLog
+	buf bytes.Buffer
+	now time.Time
+}
+
+func newClockedLog(t *testing.T) *clockedLog {
+	l := &clockedLog{t: t, now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	l.p = newProgressLog(slog.New(slog.NewJSONHandler(&l.buf, nil)), time.Hour, func() time.Time { return l.now })
+	t.Cleanup(l.p.finish)
+	return l
+}
+
+// feed tells the log what c counts (Sources only when c has some).
+func (l *clockedLog) feed(c progressCounts) {
+	if c.sources > 0 {
+		l.p.Sources(c.sources)
+	}
+	for range c.sourcesDone {
+		l.p.SourceDone()
+	}
+	for range c.queued {
+		l.p.Queued()
+	}
+	for range c.done {
+		l.p.Done()
+	}
+}
+
+// reportAfter moves the clock on by d, reports, and returns the line.
+func (l *clockedLog) reportAfter(d time.Duration) map[string]any {
+	l.t.Helper()
+	l.now = l.now.Add(d)
+	l.buf.Reset()
+	l.p.report()
+	return jsonLines(l.t, l.buf.String())[0]
 }
 
 func TestNewProgress_BarOnlyOnATerminal(t *testing.T) {
