@@ -24,12 +24,23 @@ const (
 	// to /api/generate with raw set, for the model to continue. For base
 	// models, which continue text and follow no instructions.
 	ModeCompletion Mode = "completion"
+	// ModeSpecialist sends kgforge's own extraction model (kgforge-extract,
+	// trained by training/) the zero-shot prompt it was trained on
+	// (prompts/extract_specialist.tmpl) on /api/generate with raw set; the
+	// reply is in the line format. No worked examples: the model learnt the
+	// task, and examples in the prompt only cost tokens.
+	ModeSpecialist Mode = "specialist"
 )
 
-// ModeFor returns the mode for a model from what the server says of it: a
-// base model (no template, or one that only passes the prompt through) is
-// driven by completion, any other by chat.
+// ModeFor returns the mode for a model from what the server says of it:
+// kgforge's own extraction model (its GGUF says kgforge.prompt =
+// extract_specialist) is driven by its trained prompt, a base model (no
+// template, or one that only passes the prompt through) by completion, any
+// other by chat.
 func ModeFor(info llm.ModelInfo) Mode {
+	if info.Specialist == SpecialistPrompt {
+		return ModeSpecialist
+	}
 	if info.Base() {
 		return ModeCompletion
 	}
@@ -145,6 +156,9 @@ func evidenceFor(sentences []string, subj, obj string) string {
 // completionPrompt renders the few-shot pattern for one chunk: the header
 // (with the schema's names), the chunk's worked examples, then the chunk.
 func (e *Extractor) completionPrompt(c kg.Chunk) (string, error) {
+	if e.opts.Mode == ModeSpecialist {
+		return e.specialistPrompt(c)
+	}
 	data := map[string]any{"Format": string(e.opts.Format), "EntityTypes": e.opts.Schema.EntityTypes, "RelationTypes": e.opts.Schema.RelationTypes}
 	var b strings.Builder
 	h, err := e.prompt.RenderPart("header", data)

@@ -175,6 +175,9 @@ func New(c Chatter, cache Cache, opts Options) (*Extractor, error) {
 	}
 	if opts.Format == "" {
 		opts.Format = DefaultFormat
+		if opts.Mode == ModeSpecialist {
+			opts.Format = FormatLines // the form it was trained to write
+		}
 	}
 	var p *prompts.Prompt
 	var err error
@@ -183,8 +186,10 @@ func New(c Chatter, cache Cache, opts Options) (*Extractor, error) {
 		p, err = prompts.Load(opts.Prompt)
 	case ModeCompletion:
 		p, err = checkCompletion(opts)
+	case ModeSpecialist:
+		p, err = checkSpecialist(opts)
 	default:
-		err = fmt.Errorf("new extractor: mode %q: must be %s or %s (resolve %s with ModeFor)", opts.Mode, ModeChat, ModeCompletion, ModeAuto)
+		err = fmt.Errorf("new extractor: mode %q: must be %s, %s or %s (resolve %s with ModeFor)", opts.Mode, ModeChat, ModeCompletion, ModeSpecialist, ModeAuto)
 	}
 	if err != nil {
 		return nil, err
@@ -214,13 +219,16 @@ func New(c Chatter, cache Cache, opts Options) (*Extractor, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.Mode == ModeSpecialist {
+		examples, exVersion = nil, "" // its prompt shows none
+	}
 	e := &Extractor{
 		llm: c, cache: cache, prompt: p, opts: opts, examples: examples, exampleText: examplesText(examples),
 		types: opts.Schema.entityTypes(), preds: opts.Schema.relations(),
 		stats: Stats{Dropped: map[string]int{}, EntitiesDropped: map[string]int{}, Cut: map[string]int{}},
 	}
 	e.version = promptVersion(opts, p.Version, exVersion)
-	if opts.Mode == ModeCompletion {
+	if opts.Mode == ModeCompletion || opts.Mode == ModeSpecialist {
 		return e, nil
 	}
 	system, err := p.RenderPart("system", opts.Schema)
@@ -238,7 +246,8 @@ func New(c Chatter, cache Cache, opts Options) (*Extractor, error) {
 
 // promptVersion names what a reply depends on besides the model and the
 // chunk: the mode (and the completion format), the prompt file's version,
-// the worked examples' version, and the schema's digest when there is one.
+// the worked examples' version (none in the specialist mode, whose prompt
+// shows none), and the schema's digest when there is one.
 // Replies of one mode never serve the other: the version is in the cache
 // key.
 func promptVersion(opts Options, prompt, examples string) string {
@@ -246,7 +255,10 @@ func promptVersion(opts Options, prompt, examples string) string {
 	if opts.Mode == ModeCompletion {
 		v += "-" + string(opts.Format)
 	}
-	v += ":" + prompt + "." + examples[:6]
+	v += ":" + prompt
+	if len(examples) >= 6 {
+		v += "." + examples[:6]
+	}
 	if d := opts.Schema.digest(); d != "" {
 		v += "+" + d[:8]
 	}
@@ -254,7 +266,8 @@ func promptVersion(opts Options, prompt, examples string) string {
 }
 
 // PromptVersion returns the version of the extraction prompt:
-// "MODE:PROMPT.EXAMPLES", where MODE is chat or completion-FORMAT, PROMPT
+// "MODE:PROMPT.EXAMPLES", where MODE is chat, completion-FORMAT or
+// specialist (which has no ".EXAMPLES"), PROMPT
 // the hash of the prompt file's text and EXAMPLES the first 6 hex digits of
 // the worked examples' hash, followed by "+" and the first 8 hex digits of
 // the schema's digest when the pipeline gives a schema (it changes the
@@ -301,7 +314,7 @@ func (e *Extractor) Process(ctx context.Context, c kg.Chunk) (Result, error) {
 		enum = sentences
 	}
 	schema := SchemaFor(enum, e.opts.Schema)
-	if e.opts.Mode == ModeCompletion {
+	if e.opts.Mode == ModeCompletion || e.opts.Mode == ModeSpecialist {
 		return e.processCompletion(ctx, c, sentences, schema)
 	}
 	msgs, err := e.messages(c)

@@ -140,6 +140,10 @@ type ModelInfo struct {
 	HasTemplate  bool
 	Capabilities []string // "completion", "tools", "thinking", "embedding", ...
 	ContextLen   int      // the model's trained context length, 0 when unknown
+	// Specialist is the GGUF key kgforge.prompt of a model kgforge trained
+	// (scripts/merge_adapter.py writes it): the name of the prompt it was
+	// trained on; "" for every other model.
+	Specialist string
 }
 
 // Can reports whether the model has the capability.
@@ -176,6 +180,9 @@ func (c *Client) Info(ctx context.Context, model string) (ModelInfo, error) {
 		info.Capabilities = append(info.Capabilities, string(cp))
 	}
 	for k, v := range r.ModelInfo {
+		if k == "kgforge.prompt" {
+			info.Specialist, _ = v.(string)
+		}
 		if strings.HasSuffix(k, ".context_length") {
 			if f, ok := v.(float64); ok {
 				info.ContextLen = int(f)

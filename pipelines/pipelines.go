@@ -160,8 +160,11 @@ type Extract struct {
 	Gleanings int          `yaml:"gleanings"` // extra "what did you miss?" turns per chunk, 0..3; chat mode only
 	// Mode says how the chat model is driven: chat (instructions and
 	// worked examples as a conversation), completion (a raw few-shot
-	// pattern for a base model to continue), or auto: completion when the
-	// server says the model has no prompt template, chat otherwise.
+	// pattern for a base model to continue), specialist (kgforge's own
+	// extraction model, kgforge-extract, with the prompt it was trained
+	// on), or auto: specialist when the model's metadata names kgforge's
+	// trained prompt, completion when the server says the model has no
+	// prompt template, chat otherwise.
 	Mode ExtractMode `yaml:"mode"`
 	// Think lets a thinking model think before it answers; off by default
 	// (think: false is sent), since the reply's grammar applies only after
@@ -181,6 +184,7 @@ const (
 	ExtractAuto       ExtractMode = "auto"       // from the model's metadata: no template means completion
 	ExtractChat       ExtractMode = "chat"       // /api/chat with instructions and worked examples
 	ExtractCompletion ExtractMode = "completion" // /api/generate, raw, with a few-shot pattern
+	ExtractSpecialist ExtractMode = "specialist" // kgforge's own extraction model: /api/generate, raw, its trained prompt
 )
 
 // EvidenceMode says what the model may give as a triplet's evidence.
@@ -488,12 +492,12 @@ func (p *Pipeline) Validate() error {
 	}
 	switch p.Extract.Mode {
 	case ExtractAuto, ExtractChat:
-	case ExtractCompletion:
+	case ExtractCompletion, ExtractSpecialist:
 		if p.Extract.Gleanings > 0 {
-			bad("extract.gleanings", p.Extract.Gleanings, "must be 0 with extract.mode completion (gleaning needs a conversation)")
+			bad("extract.gleanings", p.Extract.Gleanings, "must be 0 with extract.mode "+string(p.Extract.Mode)+" (gleaning needs a conversation)")
 		}
 	default:
-		bad("extract.mode", p.Extract.Mode, "must be auto, chat or completion")
+		bad("extract.mode", p.Extract.Mode, "must be auto, chat, completion or specialist")
 	}
 	if p.Extract.Schema != nil {
 		checkSchema(bad, *p.Extract.Schema)

