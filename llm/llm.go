@@ -370,6 +370,10 @@ func Transient(err error) bool {
 // The models kgforge's example pipeline and tests use; scripts/ollama.sh
 // creates them from PyPI packages.
 const (
-	ChatModelForTests  = "gemma3:270m"
-	EmbedModelForTests = "all-minilm:l6-v2"
+	ChatModelForTests = "gemma3:270m"
+	// ExtractModelForTests is kgforge's own extraction model, which
+	// scripts/ollama.sh builds from the base model and the committed
+	// adapter (models/kgforge-extract).
+	ExtractModelForTests = "kgforge-extract"
+	EmbedModelForTests   = "all-minilm:l6-v2"
 )

@@ -47,6 +47,7 @@ var configs = []config{
 	{"quote, no grounding", extract.EvidenceQuote, false, 0, extract.ModeChat, ""},
 	{"completion lines+grounding", extract.EvidenceSentences, true, 0, extract.ModeCompletion, extract.FormatLines},
 	{"completion json+grounding", extract.EvidenceSentences, true, 0, extract.ModeCompletion, extract.FormatJSON},
+	{"specialist+grounding", extract.EvidenceSentences, true, 0, extract.ModeSpecialist, extract.FormatLines},
 }
 
 type result struct {
@@ -65,7 +66,9 @@ type result struct {
 
 func main() {
 	data := flag.String("data", filepath.Join("..", "shared", "benchmarks"), "the benchmarks folder")
-	set := flag.String("set", "text2kg", "text2kg or redocred")
+	set := flag.String("set", "text2kg", "text2kg (Wikidata-TekGen validation), webnlg (DBpedia-WebNLG, evaluation only: CC BY-NC-SA) or redocred")
+	split := flag.String("split", "", "training/split.json: keep only what kgforge-extract never trained on (held-out TekGen ontologies, held-out Re-DocRED documents)")
+	free := flag.Bool("free", false, "give the model no schema (free types and predicates, normalised)")
 	n := flag.Int("n", 200, "items to sample (sentences or documents); 0: all")
 	seed := flag.Uint64("seed", 1, "sampling seed")
 	model := flag.String("model", llm.ChatModelForTests, "Ollama chat model")
@@ -84,7 +87,7 @@ func main() {
 	if *peers != "" {
 		err = runPeers(ctx, *data, *set, *n, *seed, *model, *cacheDir, *out, *peers, po)
 	} else {
-		err = run(ctx, *data, *set, *n, *seed, *model, *conc, *cacheDir, *out, *only)
+		err = run(ctx, *data, *set, *split, *free, *n, *seed, *model, *conc, *cacheDir, *out, *only)
 	}
 	stop()
 	if err != nil {
@@ -109,10 +112,20 @@ func names() string {
 	return strings.Join(s, ", ")
 }
 
-func run(ctx context.Context, data, set string, n int, seed uint64, model string, conc int, cacheDir, out, only string) error {
+func run(ctx context.Context, data, set, split string, free bool, n int, seed uint64, model string, conc int, cacheDir, out, only string) error {
 	items, schemas, err := load(data, set)
 	if err != nil {
 		return err
+	}
+	if split != "" {
+		if items, err = heldOut(items, set, split); err != nil {
+			return err
+		}
+	}
+	if free {
+		for k := range schemas {
+			schemas[k] = extract.Schema{}
+		}
 	}
 	items = quality.Sample(items, n, seed)
 	client, err := llm.New(llm.Options{})
@@ -165,9 +178,12 @@ func run(ctx context.Context, data, set string, n int, seed uint64, model string
 func load(data, set string) ([]quality.Item, map[string]extract.Schema, error) {
 	schemas := map[string]extract.Schema{}
 	switch set {
-	case "text2kg":
-		dir := filepath.Join(data, "text2kgbench", "wikidata_tekgen")
-		files, err := filepath.Glob(filepath.Join(dir, "validation", "*.jsonl"))
+	case "text2kg", "webnlg":
+		dir, part := filepath.Join(data, "text2kgbench", "wikidata_tekgen"), "validation"
+		if set == "webnlg" {
+			dir, part = filepath.Join(data, "text2kgbench", "dbpedia_webnlg"), "train"
+		}
+		files, err := filepath.Glob(filepath.Join(dir, part, "*.jsonl"))
 		if err != nil || len(files) == 0 {
 			return nil, nil, fmt.Errorf("no Text2KGBench files under %s", dir)
 		}
@@ -217,7 +233,7 @@ func load(data, set string) ([]quality.Item, map[string]extract.Schema, error) {
 		schemas[""] = s
 		return items, schemas, nil
 	}
-	return nil, nil, fmt.Errorf("unknown set %q (text2kg or redocred)", set)
+	return nil, nil, fmt.Errorf("unknown set %q (text2kg, webnlg or redocred)", set)
 }
 
 // schemaOf turns an ontology into an extraction schema: concepts are the

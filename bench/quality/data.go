@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -160,7 +161,7 @@ func dbpediaLabel(s string) string {
 
 // LoadReDocRED reads Re-DocRED's dev_revised.json with the relation names of
 // rel_info.json beside it. Each document's sentences are joined by single
-// spaces; tokens inside a sentence too.
+// spaces; the tokens inside a sentence are made running text by Detok.
 func LoadReDocRED(path string) ([]Item, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -199,7 +200,7 @@ func LoadReDocRED(path string) ([]Item, error) {
 				b.WriteByte(' ')
 			}
 			start := b.Len()
-			b.WriteString(strings.Join(s, " "))
+			b.WriteString(Detok(s))
 			it.Sentences = append(it.Sentences, [2]int{start, b.Len()})
 		}
 		it.Text = b.String()
@@ -233,6 +234,23 @@ func LoadReDocRED(path string) ([]Item, error) {
 		return nil, errors.New(path + ": no documents")
 	}
 	return items, nil
+}
+
+var (
+	detokBefore = regexp.MustCompile(` ([,.;:!?%)\]])`)
+	detokAfter  = regexp.MustCompile(`([(\[$]) `)
+	detokClitic = regexp.MustCompile(` (n't|'s|'re|'ve|'ll|'d|'m)\b`)
+)
+
+// Detok joins Re-DocRED's tokens as running text, as kgforge's sources
+// have it: no space before closing punctuation and clitics, none after
+// opening brackets. training/kgtrain/prepare.py's detok does the same.
+func Detok(tokens []string) string {
+	s := strings.Join(tokens, " ")
+	s = detokBefore.ReplaceAllString(s, "$1")
+	s = detokAfter.ReplaceAllString(s, "$1")
+	s = detokClitic.ReplaceAllString(s, "$1")
+	return strings.NewReplacer("`` ", `"`, " ''", `"`).Replace(s)
 }
 
 // Sample returns n items drawn without replacement with a fixed seed, in

@@ -123,7 +123,7 @@ func TestLoadReDocRED_TextSentencesAndEvidence(t *testing.T) {
 		t.Errorf("%d gold triples, want the 17,284 of the README", triples)
 	}
 	d := items[0]
-	if !strings.HasPrefix(d.Text, "Wilfried \" Willi \" Schneider ( born 13 March 1963") || d.Gold[0].Relation != "start time" {
+	if !strings.HasPrefix(d.Text, "Wilfried \" Willi \" Schneider (born 13 March 1963") || d.Gold[0].Relation != "start time" {
 		t.Errorf("first document: %q %+v", d.Text[:60], d.Gold[0])
 	}
 	ev := d.Evidence[0][0]
@@ -133,5 +133,24 @@ func TestLoadReDocRED_TextSentencesAndEvidence(t *testing.T) {
 	}
 	if s := Sample(items, 40, 7); len(s) != 40 || s[0].ID != Sample(items, 40, 7)[0].ID {
 		t.Error("sample not fixed by its seed")
+	}
+}
+
+func TestDetok(t *testing.T) {
+	tests := []struct {
+		name   string
+		tokens []string
+		want   string
+	}{
+		{"punctuation and brackets", []string{"He", "said", ",", "it", "(", "the", "$", "5", ")", "."}, "He said, it (the $5)."},
+		{"clitics", []string{"it", "'s", "do", "n't"}, "it's don't"},
+		{"quotes", []string{"``", "Go", "''"}, `"Go"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Detok(tt.tokens); got != tt.want {
+				t.Errorf("Detok(%q) = %q, want %q", tt.tokens, got, tt.want)
+			}
+		})
 	}
 }

@@ -1,0 +1,99 @@
+"""The split holds: nothing held out reaches the training stream, and the
+synthetic passages use no name of kgforge's example corpus. Runs with the
+standard library and pytest (make test runs it; no torch)."""
+
+import glob
+import json
+import os
+import re
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "training"))
+
+from kgtrain import prepare, synth  # noqa: E402
+from kgtrain.prompt import parse_facts, render_facts  # noqa: E402
+
+DATA = os.path.join(REPO, "..", "shared", "benchmarks")
+
+
+def read(path):
+    with open(path) as f:
+        return [json.loads(l) for l in f]
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory):
+    if not os.path.isdir(os.path.join(DATA, "redocred")):
+        pytest.skip(f"no benchmarks at {DATA}")
+    with open(os.path.join(REPO, "training", "extract.json")) as f:
+        cfg = json.load(f)
+    cfg["data"] = DATA
+    cfg["split"] = os.path.join(REPO, "training", "split.json")
+    cfg["prepare"]["synthetic"] = 200
+    cfg["prepare"]["train_examples"] = 3000
+    out = str(tmp_path_factory.mktemp("data"))
+    man = prepare.prepare(cfg, out)
+    return cfg, out, man
+
+
+def test_nothing_held_out_is_trained_on(prepared):
+    cfg, out, man = prepared
+    split = prepare.load_split(cfg["split"])
+    train = read(os.path.join(out, "train.jsonl"))
+    assert {r["source"] for r in train} == {"redocred", "tekgen", "synthetic"}
+    for r in train:
+        if r["source"] == "redocred":
+            assert not prepare.redocred_heldout(r["doc"], split), r["doc"]
+        if r["source"] == "tekgen":
+            assert r["ontology"] not in split["tekgen_heldout_ontologies"], r["id"]
+    held = set()
+    for name in ("eval_webnlg.jsonl", "eval_tekgen.jsonl", "eval_redocred.jsonl", "eval_synthetic.jsonl"):
+        rows = read(os.path.join(out, name))
+        assert rows, name
+        held |= {" ".join(x["passage"].split()) for x in rows}
+    for r in train:
+        passage = r["prompt"].split("\nPassage: ", 1)[1].rsplit("\nFacts:", 1)[0]
+        assert passage not in held, passage[:80]
+    for r in read(os.path.join(out, "eval_redocred.jsonl")):
+        assert prepare.redocred_heldout(r["doc"], split)
+    for r in read(os.path.join(out, "eval_tekgen.jsonl")):
+        assert r["ontology"] in split["tekgen_heldout_ontologies"]
+
+
+def test_synthetic_names_are_not_the_examples():
+    words = set()
+    for path in glob.glob(os.path.join(REPO, "examples", "bikeco", "**", "*"), recursive=True):
+        if os.path.isfile(path):
+            with open(path, errors="ignore") as f:
+                words |= set(re.findall(r"\b[A-Z][a-zA-Z]+\b", f.read()))
+    pools = synth.SYL_A + synth.FIRST + synth.LAST + [c for c, _ in synth.CITIES] + synth.CO_KIND
+    assert not set(pools) & words, sorted(set(pools) & words)
+
+
+def test_synthetic_train_and_eval_names_are_disjoint():
+    def names(split):
+        out = set()
+        for _, _, _, facts in synth.generate(300, 1, split):
+            for s, _, _, o, _ in facts:
+                out |= {s, o}
+        return out
+    people = lambda ns: {n for n in ns if n.split()[0] in synth.FIRST}
+    assert not people(names("train")) & people(names("eval"))
+
+
+def test_facts_round_trip():
+    facts = [("A | B", "Organization", "supplies", "C", "Product"), ("D", "Person", "works for", "E", "Organization")]
+    got, bad = parse_facts(render_facts(facts))
+    assert bad == 0
+    assert got == [("A / B", "Organization", "supplies", "C", "Product"), facts[1]]
+
+
+def test_synthetic_facts_are_written_in_their_passage():
+    for passage, _, _, facts in synth.generate(300, 3, "train"):
+        for s, _, _, o, _ in facts:
+            assert s.lower() in passage.lower(), (s, passage)
+            assert o.lower() in passage.lower(), (o, passage)
