@@ -20,7 +20,7 @@ all: build
 build:
 	$(GO) build -trimpath -o $(BIN) ./cmd/kgforge
 
-## services: build and start Ollama (with both models) and Neo4j, fetch ONNX Runtime and the embedding graph; idempotent
+## services: build and start Ollama (with gemma3:270m, kgforge-extract merged from the committed adapter, and the embedding model) and Neo4j, fetch ONNX Runtime and the embedding graph; idempotent
 services:
 	scripts/ollama.sh up
 	scripts/onnx.sh up
@@ -50,8 +50,9 @@ demo: build services
 	@echo "== kgforge ask --bundle out/bikeco \"$(QUESTION)\""
 	$(BIN) ask --bundle out/bikeco "$(QUESTION)"
 
-## test: unit, fuzz-seed and integration tests against the real Ollama and Neo4j
+## test: unit, fuzz-seed and integration tests against the real Ollama and Neo4j, and the training recipe's data tests (no torch)
 test: test-services
+	python3 -m pytest -q training/tests
 	KGFORGE_INTEGRATION=1 $(GO) test -race -timeout 40m -count=1 ./...
 
 ## test-unit: tests that need no services (integration tests skip)
