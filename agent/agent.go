@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"kgforge/bundle"
 	"kgforge/internal/duck"
@@ -68,6 +69,22 @@ type Options struct {
 	// message of the chat formats, before the question in the completion
 	// log. Empty shows nothing.
 	Context string
+	// Progress, when set, is called after each tool call as it ends, on
+	// the goroutine of Ask, so that a caller can show a question's
+	// progress while it runs (kgforge ask prints a line per call). A turn
+	// of the json and completion formats is one call; a native turn may
+	// hold several.
+	Progress func(Progress)
+}
+
+// Progress is one tool call as it ends (Options.Progress).
+type Progress struct {
+	Call   int // 1-based, counting against the budget
+	Budget int
+	Step   Step
+	// Elapsed is the time since the previous call ended (or the question
+	// began): the model's turn that made the call, and the call itself.
+	Elapsed time.Duration
 }
 
 // Step is one tool call and what came of it.
@@ -102,9 +119,12 @@ type Answer struct {
 	Citations  []Citation `json:"citations,omitempty"`
 	Confidence float64    `json:"confidence"`
 	// Answered is true when the model called answer; BudgetSpent when the
-	// tool calls ran out first.
+	// tool calls ran out first; Stuck when the loop ended the question
+	// early because the same call failed three times in a row (Text then
+	// names the call and its error).
 	Answered    bool   `json:"answered"`
 	BudgetSpent bool   `json:"budget_spent"`
+	Stuck       bool   `json:"stuck,omitempty"`
 	Model       string `json:"model"`
 	Format      string `json:"format"`
 	Budget      int    `json:"budget"`

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"kgforge/llm"
 )
@@ -31,8 +32,25 @@ type turn struct {
 // asks the model for its next turn, observe gives it the text of one
 // call's result.
 type format interface {
-	next(ctx context.Context, temperature float64) (turn, error)
+	next(ctx context.Context, o turnOptions) (turn, error)
 	observe(act action, text string)
+}
+
+// turnOptions set one model turn apart from the others.
+type turnOptions struct {
+	temperature float64
+	// schema replaces the action schema for this turn in the json and
+	// completion formats (a call that failed twice in a row, narrowed
+	// out: stuckOffer); nil keeps the question's own. Native ignores it.
+	schema json.RawMessage
+}
+
+// schemaOr is the turn's action schema: its own, or else the question's.
+func (o turnOptions) schemaOr(question json.RawMessage) json.RawMessage {
+	if o.schema != nil {
+		return o.schema
+	}
+	return question
 }
 
 // run is the state of one question.
@@ -45,17 +63,21 @@ type run struct {
 	lastReply   int
 	counted     bool // a turn with token counts came before
 	temperature float64
+	narrowed    json.RawMessage // the next turn's action schema, when a call failed twice in a row
+	mark        time.Time       // when the previous call ended (or the question began)
 }
 
 // Ask runs the tool loop for one question: the model calls tools until it
 // calls answer or the budget of tool calls is spent. A failed call (an
 // unknown tool, malformed arguments, a refused query, a reply that is not
 // a call) counts against the budget and comes back to the model as a short
-// message that says how to call right. The error is only for what stops
-// the loop itself: a model call that failed, a cancelled context, a
-// transcript that could not be written.
+// message that says how to call right. The same call failing twice in a
+// row changes what the model is offered next (stuckOffer); a third time
+// ends the question without an answer (Answer.Stuck). The error is only
+// for what stops the loop itself: a model call that failed, a cancelled
+// context, a transcript that could not be written.
 func (a *Agent) Ask(ctx context.Context, question string) (Answer, error) {
-	r := &run{a: a, tr: newTranscript(a.opts.Transcript), ans: Answer{
+	r := &run{a: a, tr: newTranscript(a.opts.Transcript), mark: time.Now(), ans: Answer{
 		Question: question, Model: a.opts.Model, Format: a.opts.Format, Budget: a.opts.Budget, Steps: []Step{},
 	}}
 	f, err := a.newFormat(question)
@@ -64,11 +86,10 @@ func (a *Agent) Ask(ctx context.Context, question string) (Answer, error) {
 	}
 	r.f = f
 	r.tr.emit(questionEvent{Event: "question", Question: question, Model: a.opts.Model, Format: a.opts.Format, Budget: a.opts.Budget, Tools: toolNames(a.offer)})
-	done, err := r.loop(ctx)
-	if err != nil {
+	if err := r.loop(ctx); err != nil {
 		return r.ans, fmt.Errorf("ask %q: %w", question, err)
 	}
-	if !done {
+	if !r.ans.Answered && !r.ans.Stuck {
 		r.ans.BudgetSpent = true
 		r.ans.Text = fmt.Sprintf("no answer within the budget of %d tool calls", a.opts.Budget)
 	}
@@ -79,26 +100,29 @@ func (a *Agent) Ask(ctx context.Context, question string) (Answer, error) {
 	return r.ans, nil
 }
 
-// loop asks for turns until an answer (true) or the budget is spent.
-func (r *run) loop(ctx context.Context) (bool, error) {
+// loop asks for turns until an answer, a stuck call (Answer.Stuck) or
+// the budget is spent.
+func (r *run) loop(ctx context.Context) error {
 	for len(r.ans.Steps) < r.a.opts.Budget {
-		t, err := r.f.next(ctx, r.temperature)
+		t, err := r.f.next(ctx, turnOptions{temperature: r.temperature, schema: r.narrowed})
 		if err != nil {
-			return false, err
+			return err
 		}
 		r.count(t)
-		r.temperature = 0
+		r.temperature, r.narrowed = 0, nil
 		for _, act := range t.actions {
 			if len(r.ans.Steps) == r.a.opts.Budget {
 				break
 			}
-			done, err := r.do(ctx, act)
-			if done || err != nil {
-				return done, err
+			if err := r.do(ctx, act); err != nil {
+				return err
+			}
+			if r.ans.Answered || r.ans.Stuck {
+				return nil
 			}
 		}
 	}
-	return false, nil
+	return nil
 }
 
 // count adds one turn's tokens and writes its transcript line.
@@ -130,16 +154,17 @@ func uncounted(resp llm.ChatResponse) bool {
 	return resp.DoneReason == llm.DoneIncomplete && resp.PromptTokens == 0
 }
 
-// do runs one call and gives its result to the model; true when it was
-// the answer.
-func (r *run) do(ctx context.Context, act action) (bool, error) {
+// do runs one call and gives its result to the model; it sets
+// Answer.Answered when the call was the answer, Answer.Stuck when it
+// failed as the two before it did.
+func (r *run) do(ctx context.Context, act action) error {
 	step := Step{Tool: act.tool, Args: act.args}
 	if step.Args == nil {
 		step.Args = json.RawMessage("{}")
 	}
 	out, ce, err := r.call(ctx, act)
 	if err != nil {
-		return false, err
+		return err
 	}
 	if ce == nil && act.tool == ToolAnswer {
 		// The answer tool returns the checked answer, its citations
@@ -150,14 +175,29 @@ func (r *run) do(ctx context.Context, act action) (bool, error) {
 		}
 		r.ans.Text, r.ans.Citations, r.ans.Confidence, r.ans.Answered = aa.Answer, aa.Citations, aa.Confidence, true
 		r.record(step)
-		return true, nil
+		return nil
 	}
 	text, note := out, ""
 	if ce != nil {
 		step.Error, step.ErrorKind = ce.Error(), ce.Kind
 		text = "error: " + ce.Error()
-		if n := r.sameCall(step); n > 0 {
-			note = fmt.Sprintf("\nThis is the same call as call %d, which failed too: change the arguments or call another tool.", n)
+		n := 0
+		if act.err == nil { // a reply that is no call has no tool or arguments to repeat
+			n = r.repeats(step)
+		}
+		switch {
+		case n >= stuckAfter:
+			r.ans.Stuck, r.ans.Text = true, stuckText(step)
+			r.record(step)
+			return nil
+		case n == stuckAfter-1:
+			if note, r.narrowed, err = r.stuckOffer(ctx, step); err != nil {
+				return err
+			}
+		default:
+			if k := r.sameCall(step); k > 0 {
+				note = sameCallNote(k)
+			}
 		}
 		r.temperature = 0.5 // so that a small model does not repeat the same call
 	} else {
@@ -165,7 +205,11 @@ func (r *run) do(ctx context.Context, act action) (bool, error) {
 	}
 	r.record(step)
 	r.f.observe(act, delimit(act.tool, text)+note+r.budgetNote())
-	return false, nil
+	return nil
+}
+
+func sameCallNote(k int) string {
+	return fmt.Sprintf("\nThis is the same call as call %d, which failed too: change the arguments or call another tool.", k)
 }
 
 // call runs act through the toolbox, restricted to the offered tools. A
@@ -188,19 +232,26 @@ func (r *run) call(ctx context.Context, act action) (string, *CallError, error) 
 }
 
 // sameCall returns the number of an earlier call with the same tool and
-// arguments as s, or 0.
+// arguments as s (canonicalArgs), or 0.
 func (r *run) sameCall(s Step) int {
 	for i, prev := range r.ans.Steps {
-		if prev.Tool == s.Tool && compact(prev.Args) == compact(s.Args) {
+		if prev.Tool == s.Tool && canonicalArgs(prev.Args) == canonicalArgs(s.Args) {
 			return i + 1
 		}
 	}
 	return 0
 }
 
+// record adds a step to the answer, the transcript and the caller's
+// progress.
 func (r *run) record(s Step) {
 	r.ans.Steps = append(r.ans.Steps, s)
 	r.tr.emit(callEvent{Event: "call", Call: len(r.ans.Steps), Step: s})
+	now := time.Now()
+	if r.a.opts.Progress != nil {
+		r.a.opts.Progress(Progress{Call: len(r.ans.Steps), Budget: r.a.opts.Budget, Step: s, Elapsed: now.Sub(r.mark)})
+	}
+	r.mark = now
 }
 
 // budgetNote is the warning added after the call that uses 80 % of the

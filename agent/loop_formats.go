@@ -190,9 +190,9 @@ type nativeFormat struct {
 	specs []llm.ToolSpec
 }
 
-func (f *nativeFormat) next(ctx context.Context, temperature float64) (turn, error) {
+func (f *nativeFormat) next(ctx context.Context, o turnOptions) (turn, error) {
 	resp, err := f.a.llm.Chat(ctx, llm.ChatRequest{
-		Model: f.a.opts.Model, Messages: f.msgs, Tools: f.specs, NumPredict: replyTokens, NumCtx: f.a.opts.NumCtx, Temperature: temperature,
+		Model: f.a.opts.Model, Messages: f.msgs, Tools: f.specs, NumPredict: replyTokens, NumCtx: f.a.opts.NumCtx, Temperature: o.temperature,
 	})
 	if err != nil {
 		return turn{}, err
@@ -225,9 +225,9 @@ type jsonFormat struct {
 	schema json.RawMessage
 }
 
-func (f *jsonFormat) next(ctx context.Context, temperature float64) (turn, error) {
+func (f *jsonFormat) next(ctx context.Context, o turnOptions) (turn, error) {
 	resp, err := f.a.llm.Chat(ctx, llm.ChatRequest{
-		Model: f.a.opts.Model, Messages: f.msgs, Schema: f.schema, NumPredict: replyTokens, NumCtx: f.a.opts.NumCtx, Temperature: temperature,
+		Model: f.a.opts.Model, Messages: f.msgs, Schema: o.schemaOr(f.schema), NumPredict: replyTokens, NumCtx: f.a.opts.NumCtx, Temperature: o.temperature,
 	})
 	if err != nil {
 		return turn{}, err
@@ -250,11 +250,11 @@ type completionFormat struct {
 	log    string
 }
 
-func (f *completionFormat) next(ctx context.Context, temperature float64) (turn, error) {
+func (f *completionFormat) next(ctx context.Context, o turnOptions) (turn, error) {
 	f.log += "Call: "
 	resp, err := f.a.llm.Generate(ctx, llm.GenerateRequest{
-		Model: f.a.opts.Model, Prompt: f.log, Raw: true, Schema: f.schema, Stop: completionStops,
-		NumPredict: replyTokens, NumCtx: f.a.opts.NumCtx, Temperature: temperature,
+		Model: f.a.opts.Model, Prompt: f.log, Raw: true, Schema: o.schemaOr(f.schema), Stop: completionStops,
+		NumPredict: replyTokens, NumCtx: f.a.opts.NumCtx, Temperature: o.temperature,
 	})
 	if err != nil {
 		return turn{}, err

@@ -72,6 +72,7 @@ type answerEvent struct {
 	Confidence  float64    `json:"confidence"`
 	Answered    bool       `json:"answered"`
 	BudgetSpent bool       `json:"budget_spent"`
+	Stuck       bool       `json:"stuck,omitempty"`
 	ToolCalls   int        `json:"tool_calls"`
 	FailedCalls int        `json:"failed_calls"`
 	Tokens      Tokens     `json:"tokens"`
@@ -80,6 +81,6 @@ type answerEvent struct {
 func newAnswerEvent(a Answer) answerEvent {
 	return answerEvent{
 		Event: "answer", Answer: a.Text, Citations: a.Citations, Confidence: a.Confidence, Answered: a.Answered,
-		BudgetSpent: a.BudgetSpent, ToolCalls: len(a.Steps), FailedCalls: a.FailedCalls(), Tokens: a.Tokens,
+		BudgetSpent: a.BudgetSpent, Stuck: a.Stuck, ToolCalls: len(a.Steps), FailedCalls: a.FailedCalls(), Tokens: a.Tokens,
 	}
 }

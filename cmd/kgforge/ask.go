@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"slices"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"kgforge/agent"
 	"kgforge/llm"
@@ -15,7 +19,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func askCmd(*globals) *cobra.Command {
+func askCmd(g *globals) *cobra.Command {
 	var (
 		dir, model, transcript string
 		opts                   agent.Options
@@ -53,6 +57,11 @@ func askCmd(*globals) *cobra.Command {
 				defer func() { err = errors.Join(err, f.Close()) }()
 				opts.Transcript = f
 			}
+			p := &askProgress{w: g.logOut}
+			if g.logFormat == "json" {
+				p.log = g.log // a scheduler's log stays one JSON object a line
+			}
+			opts.Progress = p.report
 			a, err := agent.New(cmd.Context(), withQueryEmbedder(client, b), b, opts)
 			if err != nil {
 				return askError(err)
@@ -60,14 +69,16 @@ func askCmd(*globals) *cobra.Command {
 			defer func() { err = errors.Join(err, a.Close()) }()
 			ans, err := a.Ask(cmd.Context(), strings.Join(args, " "))
 			if err != nil {
-				return err
+				return errors.Join(err, p.err)
 			}
 			if asJSON {
 				enc := json.NewEncoder(os.Stdout)
 				enc.SetIndent("", "  ")
-				return enc.Encode(ans)
+				err = enc.Encode(ans)
+			} else {
+				err = printAnswer(os.Stdout, ans)
 			}
-			return printAnswer(os.Stdout, ans)
+			return errors.Join(err, p.err, noAnswer(ans))
 		},
 	}
 	f := cmd.Flags()
@@ -91,6 +102,65 @@ func checkAskFlags(opts agent.Options) error {
 		return fmt.Errorf("--budget %d: give at least 1 tool call", opts.Budget)
 	}
 	return nil
+}
+
+// noAnswer is the error of a question that ended without an answer
+// (exit 6), with what to do about it; nil for an answer.
+func noAnswer(ans agent.Answer) error {
+	switch {
+	case ans.Answered:
+		return nil
+	case ans.Stuck:
+		return &exitError{code: exitNoAnswer, err: fmt.Errorf("ask: %s (ask again naming what to look for, or with a larger --model)", ans.Text)}
+	}
+	return &exitError{code: exitNoAnswer, err: fmt.Errorf("ask: %s (raise --budget, or ask with a larger --model)", ans.Text)}
+}
+
+// askProgress shows each tool call on stderr as it ends, one line each
+// (stdout stays the answer): "[3/30] cat {"id":"c17"}: not_found (36.2s)",
+// or a log record with --log-format json.
+type askProgress struct {
+	w   io.Writer
+	log *slog.Logger // with --log-format json; nil writes lines to w
+	err error        // the first write error; later lines are dropped
+}
+
+// maxProgressArgs bounds the arguments shown on a progress line, in bytes.
+const maxProgressArgs = 80
+
+func (p *askProgress) report(pr agent.Progress) {
+	result := "ok"
+	if pr.Step.ErrorKind != "" {
+		result = pr.Step.ErrorKind
+	}
+	args := progressArgs(pr.Step.Args)
+	elapsed := pr.Elapsed.Round(100 * time.Millisecond)
+	if p.log != nil {
+		p.log.Info("ask call", "call", pr.Call, "budget", pr.Budget, "tool", pr.Step.Tool, "args", args, "result", result, "elapsed_ms", pr.Elapsed.Milliseconds())
+		return
+	}
+	if p.err == nil {
+		_, p.err = fmt.Fprintf(p.w, "[%d/%d] %s %s: %s (%s)\n", pr.Call, pr.Budget, pr.Step.Tool, args, result, elapsed)
+	}
+}
+
+// progressArgs is a call's arguments on one line, cut at maxProgressArgs
+// bytes on a rune boundary.
+func progressArgs(raw json.RawMessage) string {
+	var b bytes.Buffer
+	s := string(raw)
+	if json.Compact(&b, raw) == nil {
+		s = b.String()
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= maxProgressArgs {
+		return s
+	}
+	i := maxProgressArgs
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }
 
 // askError maps a bad --format to a usage error and sandbox failures to

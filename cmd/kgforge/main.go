@@ -24,6 +24,10 @@ const (
 	exitPartial = 3
 	exitBusy    = 4 // another build holds the output directory's lock; nothing was done
 	exitBudget  = 5 // the build stopped at its token budget; nothing was published, finished units are kept
+	// exitNoAnswer: ask ended a question without an answer (its budget
+	// spent, or the same call failed three times in a row); the text
+	// saying why is still printed.
+	exitNoAnswer = 6
 )
 
 // exitError carries an exit code through cobra.
