@@ -195,3 +195,30 @@ func TestAskExitCodeIsDocumented(t *testing.T) {
 		})
 	}
 }
+
+// TestAsk_RefusesTheExtractionModel: a model whose GGUF says it is
+// kgforge's extraction model cannot drive the agent; ask says so, names a
+// way out, exits 2 and asks the model nothing.
+func TestAsk_RefusesTheExtractionModel(t *testing.T) {
+	var chats atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/tags":
+			_, _ = io.WriteString(w, `{"models":[{"name":"kgforge-extract","model":"kgforge-extract","digest":"d1"}]}`)
+		case "/api/show":
+			_, _ = io.WriteString(w, `{"template":"{{ .Prompt }}","capabilities":["completion"],"model_info":{"kgforge.prompt":"extract_specialist"}}`)
+		default:
+			chats.Add(1)
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Setenv("OLLAMA_HOST", srv.URL)
+	code, _, stderr := runCaptured(t, "", "ask", "--bundle", queryBundle(t), "--model", "kgforge-extract", "Who is Velora?")
+	if code != exitUsage || !strings.Contains(stderr, "kgforge's extraction model") || !strings.Contains(stderr, "--model gemma3:270m") {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit %d naming the extraction model and --model", code, stderr, exitUsage)
+	}
+	if n := chats.Load(); n != 0 {
+		t.Errorf("%d other calls reached the server", n)
+	}
+}
