@@ -96,7 +96,10 @@ def redocred_window(doc, rel, lo, hi):
     return text, facts
 
 
-def redocred_examples(data, split, rng, heldout):
+def redocred_examples(data, split, rng, heldout, keep_empty=1.0):
+    """Sentence windows of the documents on one side of the split; a
+    window that states no fact is kept with probability keep_empty (many
+    empty windows taught the model to stop before the facts)."""
     docs, rel = redocred_docs(data)
     out = []
     for i, doc in enumerate(docs):
@@ -108,9 +111,11 @@ def redocred_examples(data, split, rng, heldout):
             width = rng.choice([1, 1, 2, 2, 3, 4])
             hi = min(n, lo + width)
             text, facts = redocred_window(doc, rel, lo, hi)
-            out.append({"source": "redocred", "doc": i, "sents": [lo, hi], "passage": text, "types": None,
+            start, lo = lo, hi
+            if not facts and keep_empty < 1.0 and rng.random() >= keep_empty:
+                continue
+            out.append({"source": "redocred", "doc": i, "sents": [start, hi], "passage": text, "types": None,
                         "predicates": None, "facts": facts})
-            lo = hi
     return out
 
 
@@ -202,7 +207,7 @@ def prepare(cfg, out):
     rng = random.Random(d["seed"])
     os.makedirs(out, exist_ok=True)
     pools = {
-        "redocred": redocred_examples(data, split, rng, heldout=False),
+        "redocred": redocred_examples(data, split, rng, heldout=False, keep_empty=d["redocred_keep_empty"]),
         "tekgen": tekgen_examples(data, split, heldout=False),
         "synthetic": synth_examples(d["synthetic"], d["seed"], "train"),
     }

@@ -118,7 +118,11 @@ def train(cfg, threads=None, max_examples=None):
         y = torch.tensor([labels])
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=t["bf16"]):
             out = model(input_ids=x, labels=y)
-        (out.loss / t["grad_accum"]).backward()
+        # Every reply token weighs the same, so a long list of facts counts
+        # for more than a bare END (a mean per example taught the model to
+        # stop early).
+        ntok = sum(1 for v in labels if v != -100)
+        (out.loss * ntok / (t["grad_accum"] * t["tokens_per_example"])).backward()
         acc += 1
         acc_loss += out.loss.item()
         acc_n += 1
