@@ -65,13 +65,19 @@ def test_nothing_held_out_is_trained_on(prepared):
 
 
 def test_synthetic_names_are_not_the_examples():
+    """No name the synthetic passages use is a word of the example corpus
+    (its gold folder, written about the corpus, is not part of it)."""
     words = set()
     for path in glob.glob(os.path.join(REPO, "examples", "bikeco", "**", "*"), recursive=True):
-        if os.path.isfile(path):
+        if os.path.isfile(path) and os.sep + "gold" + os.sep not in path:
             with open(path, errors="ignore") as f:
                 words |= set(re.findall(r"\b[A-Z][a-zA-Z]+\b", f.read()))
-    pools = synth.SYL_A + synth.FIRST + synth.LAST + [c for c, _ in synth.CITIES] + synth.CO_KIND
-    assert not set(pools) & words, sorted(set(pools) & words)
+    # The proper names: people, cities, and every company or product
+    # stem the syllable pools can make (materials, months, roles and legal
+    # forms are common words the corpus shares with any business text).
+    names = set(synth.FIRST + synth.LAST + [c for c, _ in synth.CITIES])
+    names |= {a + b for a in synth.SYL_A for b in synth.SYL_B}
+    assert not names & words, sorted(names & words)
 
 
 def test_synthetic_train_and_eval_names_are_disjoint():
