@@ -36,7 +36,17 @@ def ask(host, model, prompt, num_predict=384, threads=1):
         return json.load(resp)
 
 
-def score_item(row, reply):
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def example_text():
+    """The worked examples kgforge's few-shot prompts show (a name from
+    there that is not in the passage was copied, not read)."""
+    with open(os.path.join(REPO, "prompts", "extract_examples.tmpl")) as f:
+        return f.read().lower()
+
+
+def score_item(row, reply, examples=""):
     text = reply["response"]
     facts, bad = parse_facts(text)
     ended = reply.get("done_reason") == "stop"
@@ -56,17 +66,18 @@ def score_item(row, reply):
             gtype.setdefault(norm(s), st)
         if ot:
             gtype.setdefault(norm(o), ot)
-    typed = right = verbatim = names = 0
+    typed = right = verbatim = names = leaked = 0
     passage = row["passage"].lower()
     for s, st, _, o, ot in facts:
         for n, t in ((s, st), (o, ot)):
             names += 1
             verbatim += n.lower() in passage
+            leaked += n.lower() not in passage and len(n) > 3 and n.lower() in examples
             if norm(n) in gtype:
                 typed += 1
                 right += norm(t) == norm(gtype[norm(n)])
     return {"tp": tp, "fp": len(facts) - tp, "fn": len(gold) - tp, "parsed": bad == 0 and ended,
-            "names": names, "verbatim": verbatim, "typed": typed, "typed_right": right,
+            "names": names, "verbatim": verbatim, "leaked": leaked, "typed": typed, "typed_right": right,
             "prompt_tokens": reply.get("prompt_eval_count", 0), "completion_tokens": reply.get("eval_count", 0)}
 
 
@@ -82,6 +93,7 @@ def summarize(rows):
             "tp": tp, "fp": fp, "fn": fn,
             "parsed": round(sum(r["parsed"] for r in rows) / max(1, n), 3),
             "verbatim": round(sum(r["verbatim"] for r in rows) / max(1, names), 3),
+            "leaked_from_examples": sum(r["leaked"] for r in rows),
             "typing_accuracy": round(sum(r["typed_right"] for r in rows) / typed, 3) if typed else None,
             "prompt_tokens_per_item": round(sum(r["prompt_tokens"] for r in rows) / max(1, n), 1),
             "completion_tokens_per_item": round(sum(r["completion_tokens"] for r in rows) / max(1, n), 1),
@@ -92,6 +104,7 @@ def evaluate(cfg, model, sets, n=0, out=None):
     host = os.environ.get("OLLAMA_HOST", "127.0.0.1:11434").removeprefix("http://")
     threads = int(os.environ.get("KGFORGE_NUM_THREAD", "1"))
     results = {"model": model, "date": time.strftime("%Y-%m-%d %H:%M"), "sets": {}}
+    examples = example_text()
     for s in sets:
         path = os.path.join(cfg["work"], "data", f"eval_{s}.jsonl")
         with open(path) as f:
@@ -102,7 +115,7 @@ def evaluate(cfg, model, sets, n=0, out=None):
         for row in rows:
             t0 = time.time()
             reply = ask(host, model, render_prompt(row["passage"], row["types"], row["predicates"]), threads=threads)
-            r = score_item(row, reply)
+            r = score_item(row, reply, examples)
             r["seconds"] = time.time() - t0
             scored.append(r)
         results["sets"][s] = summarize(scored)
