@@ -21,6 +21,7 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, help="torch threads (default: the config's, 1)")
     ap.add_argument("--max-examples", type=int, help="stop training after this many examples (resume later)")
     ap.add_argument("--checkpoint", help="evaluate or export this checkpoint directory (default: the latest)")
+    ap.add_argument("--note", help="export: a line for the manifest (how the run went)")
     ap.add_argument("--model", help="evaluate: the Ollama model to ask (default: kgforge-extract)")
     ap.add_argument("--sets", default="webnlg,tekgen,redocred,synthetic", help="evaluate: which held-out sets")
     ap.add_argument("--n", type=int, default=0, help="evaluate: at most n items a set (0: all)")
@@ -39,7 +40,7 @@ def main(argv=None):
         train(cfg, threads=a.threads, max_examples=a.max_examples)
     elif a.command == "export":
         from .export import export
-        export(cfg, a.checkpoint)
+        export(cfg, a.checkpoint, a.note)
     elif a.command == "evaluate":
         from .evaluate import evaluate
         evaluate(cfg, a.model or "kgforge-extract", a.sets.split(","), a.n, a.out)

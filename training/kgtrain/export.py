@@ -31,7 +31,7 @@ def git_rev():
         return "unknown"
 
 
-def export(cfg, checkpoint=None):
+def export(cfg, checkpoint=None, note=None):
     from safetensors.numpy import load_file, save_file
     import numpy as np
 
@@ -68,6 +68,8 @@ def export(cfg, checkpoint=None):
                      "optimizer_steps": state["step"], "tokens": state["tokens"],
                      "cpu_seconds_wall": round(state["seconds"], 1),
                      "examples_per_hour": round(3600 * state["examples"] / max(1.0, state["seconds"]), 1),
+                     "sessions": state.get("sessions", []),
+                     "note": note or "",
                      "loss_curve": [[x["examples"], x["loss"]] for x in state["losses"]],
                      "data": data},
         "evaluation": old.get("evaluation", {}),

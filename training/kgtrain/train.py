@@ -85,6 +85,9 @@ def train(cfg, threads=None, max_examples=None):
         torch.manual_seed(t["seed"])
         model = get_peft_model(model, lc)
         state = {"examples": 0, "step": 0, "losses": [], "skipped": 0, "seconds": 0.0, "tokens": 0}
+    # Each start or resume, with the threads it ran with, for the manifest.
+    state.setdefault("sessions", []).append({"from_examples": state["examples"], "threads": threads,
+                                             "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.AdamW(params, lr=t["lr"], weight_decay=0.0)
     total_steps = max(1, t["planned_examples"] // t["grad_accum"])
