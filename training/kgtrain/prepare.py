@@ -64,7 +64,7 @@ def redocred_heldout(i, split):
     return i % r["mod"] == r["rem"]
 
 
-def redocred_window(doc, rel, lo, hi):
+def redocred_window(doc, rel, lo, hi, max_facts=None):
     """The passage of sentences [lo, hi) and the facts stated inside it."""
     sents = [detok(s) for s in doc["sents"][lo:hi]]
     text = " ".join(sents)
@@ -93,10 +93,12 @@ def redocred_window(doc, rel, lo, hi):
             continue
         seen.add(key)
         facts.append((first[h][0], first[h][1], rel.get(lab["r"], lab["r"]), first[t][0], first[t][1]))
+    if max_facts is not None and len(facts) > max_facts:
+        return text, None  # a window with more facts than a reply should hold: not used for training
     return text, facts
 
 
-def redocred_examples(data, split, rng, heldout, keep_empty=1.0):
+def redocred_examples(data, split, rng, heldout, keep_empty=1.0, max_facts=None):
     """Sentence windows of the documents on one side of the split; a
     window that states no fact is kept with probability keep_empty (many
     empty windows taught the model to stop before the facts)."""
@@ -110,8 +112,10 @@ def redocred_examples(data, split, rng, heldout, keep_empty=1.0):
         while lo < n:
             width = rng.choice([1, 1, 2, 2, 3, 4])
             hi = min(n, lo + width)
-            text, facts = redocred_window(doc, rel, lo, hi)
+            text, facts = redocred_window(doc, rel, lo, hi, max_facts)
             start, lo = lo, hi
+            if facts is None:
+                continue
             if not facts and keep_empty < 1.0 and rng.random() >= keep_empty:
                 continue
             out.append({"source": "redocred", "doc": i, "sents": [start, hi], "passage": text, "types": None,
@@ -207,7 +211,8 @@ def prepare(cfg, out):
     rng = random.Random(d["seed"])
     os.makedirs(out, exist_ok=True)
     pools = {
-        "redocred": redocred_examples(data, split, rng, heldout=False, keep_empty=d["redocred_keep_empty"]),
+        "redocred": redocred_examples(data, split, rng, heldout=False, keep_empty=d["redocred_keep_empty"],
+                                       max_facts=d["redocred_max_facts"]),
         "tekgen": tekgen_examples(data, split, heldout=False),
         "synthetic": synth_examples(d["synthetic"], d["seed"], "train"),
     }

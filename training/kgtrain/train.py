@@ -121,11 +121,14 @@ def train(cfg, threads=None, max_examples=None):
         y = torch.tensor([labels])
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=t["bf16"]):
             out = model(input_ids=x, labels=y)
-        # Every reply token weighs the same, so a long list of facts counts
-        # for more than a bare END (a mean per example taught the model to
-        # stop early).
-        ntok = sum(1 for v in labels if v != -100)
-        (out.loss * ntok / (t["grad_accum"] * t["tokens_per_example"])).backward()
+        # loss "example": each example weighs the same (the mean over its
+        # reply tokens); "token": each reply token does, so long lists of
+        # facts weigh more. Measured: "token" made the model repeat fact
+        # lines until its bound (docs/benchmarks.md, "kgforge-extract").
+        w = 1.0
+        if t["loss"] == "token":
+            w = sum(1 for v in labels if v != -100) / t["tokens_per_example"]
+        (out.loss * w / t["grad_accum"]).backward()
         acc += 1
         acc_loss += out.loss.item()
         acc_n += 1
