@@ -12,6 +12,9 @@ export NEO4J_URI ?= bolt://$(NEO4J_BOLT)
 export KGFORGE_PG_PORT ?= 55432
 export KGFORGE_TEST_PG_DSN ?= postgres://postgres@127.0.0.1:$(KGFORGE_PG_PORT)/kgforge_test?sslmode=disable
 QUESTION ?= Which supplier provides the aluminium frames, and what happened in the quality incident?
+# The example's chat model, kgforge-extract, only extracts; the agent is
+# driven by the base model, on a budget that fits it.
+ASK_FLAGS ?= --model gemma3:270m --budget 8
 
 .PHONY: all build services test-services stop demo test test-unit fuzz lint tidy clean
 
@@ -47,8 +50,8 @@ demo: build services
 	@echo "== bundle: out/bikeco/latest -> $$(readlink out/bikeco/latest)"
 	$(BIN) bundle verify out/bikeco
 	@echo
-	@echo "== kgforge ask --bundle out/bikeco \"$(QUESTION)\""
-	$(BIN) ask --bundle out/bikeco "$(QUESTION)" || [ $$? -eq 6 ]  # 6: no answer (docs/agent.md)
+	@echo "== kgforge ask --bundle out/bikeco $(ASK_FLAGS) \"$(QUESTION)\""
+	$(BIN) ask --bundle out/bikeco $(ASK_FLAGS) "$(QUESTION)" || [ $$? -eq 6 ]  # 6: no answer (docs/agent.md)
 
 ## test: unit, fuzz-seed and integration tests against the real Ollama and Neo4j, and the training recipe's data tests (no torch)
 test: test-services
