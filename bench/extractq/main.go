@@ -69,6 +69,7 @@ func main() {
 	set := flag.String("set", "text2kg", "text2kg (Wikidata-TekGen validation), webnlg (DBpedia-WebNLG, evaluation only: CC BY-NC-SA) or redocred")
 	split := flag.String("split", "", "training/split.json: keep only what kgforge-extract never trained on (held-out TekGen ontologies, held-out Re-DocRED documents)")
 	free := flag.Bool("free", false, "give the model no schema (free types and predicates, normalised)")
+	detok := flag.Bool("detok", false, "redocred: the documents as running text (quality.Detok), as kgforge-extract was trained on them; default: tokens joined by spaces")
 	n := flag.Int("n", 200, "items to sample (sentences or documents); 0: all")
 	seed := flag.Uint64("seed", 1, "sampling seed")
 	model := flag.String("model", llm.ChatModelForTests, "Ollama chat model")
@@ -87,7 +88,7 @@ func main() {
 	if *peers != "" {
 		err = runPeers(ctx, *data, *set, *n, *seed, *model, *cacheDir, *out, *peers, po)
 	} else {
-		err = run(ctx, *data, *set, *split, *free, *n, *seed, *model, *conc, *cacheDir, *out, *only)
+		err = run(ctx, *data, *set, *split, *free, *detok, *n, *seed, *model, *conc, *cacheDir, *out, *only)
 	}
 	stop()
 	if err != nil {
@@ -112,8 +113,8 @@ func names() string {
 	return strings.Join(s, ", ")
 }
 
-func run(ctx context.Context, data, set, split string, free bool, n int, seed uint64, model string, conc int, cacheDir, out, only string) error {
-	items, schemas, err := load(data, set)
+func run(ctx context.Context, data, set, split string, free, detok bool, n int, seed uint64, model string, conc int, cacheDir, out, only string) error {
+	items, schemas, err := load(data, set, detok)
 	if err != nil {
 		return err
 	}
@@ -175,7 +176,7 @@ func run(ctx context.Context, data, set, split string, free bool, n int, seed ui
 }
 
 // load reads a benchmark and the extraction schema of each item's domain.
-func load(data, set string) ([]quality.Item, map[string]extract.Schema, error) {
+func load(data, set string, detok bool) ([]quality.Item, map[string]extract.Schema, error) {
 	schemas := map[string]extract.Schema{}
 	switch set {
 	case "text2kg", "webnlg":
@@ -206,7 +207,7 @@ func load(data, set string) ([]quality.Item, map[string]extract.Schema, error) {
 		}
 		return items, schemas, nil
 	case "redocred":
-		items, err := quality.LoadReDocRED(filepath.Join(data, "redocred", "dev_revised.json"))
+		items, err := quality.LoadReDocRED(filepath.Join(data, "redocred", "dev_revised.json"), detok)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -22,7 +22,7 @@ import (
 // side-by-side table: "kgforge" (kgforge's default configuration),
 // "kgforge:<config>" (any of configs), "lightrag", "graphrag".
 func runPeers(ctx context.Context, data, set string, n int, seed uint64, model, cacheDir, out, list string, opts peerOptions) error {
-	items, schemas, err := load(data, set)
+	items, schemas, err := load(data, set, false)
 	if err != nil {
 		return err
 	}

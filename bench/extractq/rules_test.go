@@ -48,7 +48,7 @@ func TestCheckTriplet_GoldTripletsPass(t *testing.T) {
 		t.Skipf("benchmark data not here: %v", err)
 	}
 	for _, set := range []string{"text2kg", "redocred"} {
-		items, _, err := load(shared, set)
+		items, _, err := load(shared, set, false)
 		if err != nil {
 			t.Fatal(err)
 		}

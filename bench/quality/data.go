@@ -161,8 +161,10 @@ func dbpediaLabel(s string) string {
 
 // LoadReDocRED reads Re-DocRED's dev_revised.json with the relation names of
 // rel_info.json beside it. Each document's sentences are joined by single
-// spaces; the tokens inside a sentence are made running text by Detok.
-func LoadReDocRED(path string) ([]Item, error) {
+// spaces; the tokens inside a sentence by single spaces too, or, with
+// detok, made running text by Detok (as kgforge-extract's training data
+// has them; kgforge's rules were checked on the spaced form).
+func LoadReDocRED(path string, detok bool) ([]Item, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read re-docred: %w", err)
@@ -200,7 +202,11 @@ func LoadReDocRED(path string) ([]Item, error) {
 				b.WriteByte(' ')
 			}
 			start := b.Len()
-			b.WriteString(Detok(s))
+			if detok {
+				b.WriteString(Detok(s))
+			} else {
+				b.WriteString(strings.Join(s, " "))
+			}
 			it.Sentences = append(it.Sentences, [2]int{start, b.Len()})
 		}
 		it.Text = b.String()

@@ -103,7 +103,7 @@ func TestLoadText2KG_GroupsSentencesAndReadsBothShapes(t *testing.T) {
 }
 
 func TestLoadReDocRED_TextSentencesAndEvidence(t *testing.T) {
-	items, err := LoadReDocRED(needData(t, "redocred/dev_revised.json"))
+	items, err := LoadReDocRED(needData(t, "redocred/dev_revised.json"), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestLoadReDocRED_TextSentencesAndEvidence(t *testing.T) {
 		t.Errorf("%d gold triples, want the 17,284 of the README", triples)
 	}
 	d := items[0]
-	if !strings.HasPrefix(d.Text, "Wilfried \" Willi \" Schneider (born 13 March 1963") || d.Gold[0].Relation != "start time" {
+	if !strings.HasPrefix(d.Text, "Wilfried \" Willi \" Schneider ( born 13 March 1963") || d.Gold[0].Relation != "start time" {
 		t.Errorf("first document: %q %+v", d.Text[:60], d.Gold[0])
 	}
 	ev := d.Evidence[0][0]
