@@ -169,7 +169,8 @@ func TestAgent_TwoIdenticalFailedCallsChangeTheNextOffer(t *testing.T) {
 func TestAgent_NativeFormatStuckCallChangesTheResultNotTheTools(t *testing.T) {
 	cat := llm.ToolCall{Name: ToolCat, Arguments: json.RawMessage(`{"id":"c17"}`)}
 	m := &scripted{info: toolsModel, replies: []llm.ChatResponse{
-		{ToolCalls: []llm.ToolCall{cat}}, {ToolCalls: []llm.ToolCall{cat}},
+		{ToolCalls: []llm.ToolCall{cat}},
+		{ToolCalls: []llm.ToolCall{cat}},
 		{ToolCalls: []llm.ToolCall{{Name: ToolAnswer, Arguments: json.RawMessage(`{"answer":"x"}`)}}},
 	}}
 	ans, err := newAgent(t, m, Options{}).Ask(context.Background(), "q")
@@ -237,8 +238,10 @@ func TestAgent_ThirdIdenticalFailedCallEndsTheQuestion(t *testing.T) {
 		{
 			name: "three calls of one native turn",
 			native: []llm.ChatResponse{{ToolCalls: []llm.ToolCall{
-				{Name: ToolCat, Arguments: json.RawMessage(`{"id":"c17"}`)}, {Name: ToolCat, Arguments: json.RawMessage(`{"id":"c17"}`)},
-				{Name: ToolCat, Arguments: json.RawMessage(`{"id":"c17"}`)}, {Name: ToolLs, Arguments: json.RawMessage(`{}`)},
+				{Name: ToolCat, Arguments: json.RawMessage(`{"id":"c17"}`)},
+				{Name: ToolCat, Arguments: json.RawMessage(`{"id":"c17"}`)},
+				{Name: ToolCat, Arguments: json.RawMessage(`{"id":"c17"}`)},
+				{Name: ToolLs, Arguments: json.RawMessage(`{}`)},
 			}}},
 			wantSteps: "cat:not_found cat:not_found cat:not_found", wantStuck: true, wantTurns: 1,
 			wantTextIn: []string{`cat {"id":"c17"} gave not_found`},

@@ -385,12 +385,12 @@ func ratio(n, d int) float64 {
 // triplets and, when verbose, the pair-only matches and the facts missed.
 func Print(w io.Writer, r *Report, verbose bool) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "bundle\t%s\n", r.Bundle)
-	fmt.Fprintf(tw, "gold\t%s (%d facts)\n", r.Gold, r.GoldFacts)
-	fmt.Fprintf(tw, "triplets\t%d read, %d kept (distinct after normalisation)\n\n", r.Triplets, r.Kept)
-	fmt.Fprintln(tw, "match\tcorrect\tprecision\tgold found\trecall\t")
-	fmt.Fprintf(tw, "strict\t%d\t%.3f\t%d\t%.3f\t\n", r.CorrectStrict, r.PrecisionStrict, r.FoundStrict, r.RecallStrict)
-	fmt.Fprintf(tw, "pair\t%d\t%.3f\t%d\t%.3f\t\n", r.CorrectPair, r.PrecisionPair, r.FoundPair, r.RecallPair)
+	_, _ = fmt.Fprintf(tw, "bundle\t%s\n", r.Bundle)
+	_, _ = fmt.Fprintf(tw, "gold\t%s (%d facts)\n", r.Gold, r.GoldFacts)
+	_, _ = fmt.Fprintf(tw, "triplets\t%d read, %d kept (distinct after normalisation)\n\n", r.Triplets, r.Kept)
+	_, _ = fmt.Fprintln(tw, "match\tcorrect\tprecision\tgold found\trecall\t")
+	_, _ = fmt.Fprintf(tw, "strict\t%d\t%.3f\t%d\t%.3f\t\n", r.CorrectStrict, r.PrecisionStrict, r.FoundStrict, r.RecallStrict)
+	_, _ = fmt.Fprintf(tw, "pair\t%d\t%.3f\t%d\t%.3f\t\n", r.CorrectPair, r.PrecisionPair, r.FoundPair, r.RecallPair)
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -404,9 +404,9 @@ func Print(w io.Writer, r *Report, verbose bool) error {
 }
 
 func printKept(w io.Writer, title string, ks []Kept) {
-	fmt.Fprintln(w, title)
+	_, _ = fmt.Fprintln(w, title)
 	for _, k := range ks {
-		fmt.Fprintf(w, "  %s  %s%s | %s | %s%s\n", k.ChunkID, k.Subject, typed(k.SubjectType), k.Predicate, k.Object, typed(k.ObjectType))
+		_, _ = fmt.Fprintf(w, "  %s  %s%s | %s | %s%s\n", k.ChunkID, k.Subject, typed(k.SubjectType), k.Predicate, k.Object, typed(k.ObjectType))
 	}
 }
 
@@ -418,8 +418,8 @@ func typed(t string) string {
 }
 
 func printFacts(w io.Writer, title string, fs []Fact) {
-	fmt.Fprintln(w, title)
+	_, _ = fmt.Fprintln(w, title)
 	for _, f := range fs {
-		fmt.Fprintf(w, "  %s  %s | %s | %s\n", f.Source, f.Subject, strings.Join(f.Predicates, "|"), f.Object)
+		_, _ = fmt.Fprintf(w, "  %s  %s | %s | %s\n", f.Source, f.Subject, strings.Join(f.Predicates, "|"), f.Object)
 	}
 }

@@ -145,25 +145,39 @@ func TestScore(t *testing.T) {
 		unmatched              int
 	}{
 		{name: "none", ts: nil},
-		{name: "exact", ts: []kg.Triplet{triplet("Kestrel Alloys", "supplies", "Porto plant")},
-			kept: 1, strict: 1, pair: 1, foundStrict: 1, foundPair: 1},
-		{name: "aliases and predicate forms", ts: []kg.Triplet{triplet("Kestrel Alloys Ltd.", "SUPPLIER_OF", "the Porto Assembly Plant")},
-			kept: 1, strict: 1, pair: 1, foundStrict: 1, foundPair: 1},
-		{name: "date alias", ts: []kg.Triplet{triplet("batch KA-2503-17", "failedOn", "2025-03-12")},
-			kept: 1, strict: 1, pair: 1, foundStrict: 1, foundPair: 1},
-		{name: "other predicate counts for pair only", ts: []kg.Triplet{triplet("Kestrel Alloys", "located near", "Porto plant")},
-			kept: 1, pair: 1, foundPair: 1},
-		{name: "swapped direction matches nothing", ts: []kg.Triplet{triplet("Porto plant", "supplies", "Kestrel Alloys")},
-			kept: 1, unmatched: 1},
-		{name: "unknown", ts: []kg.Triplet{triplet("Velora Cycles", "based in", "Porto")},
-			kept: 1, unmatched: 1},
+		{
+			name: "exact", ts: []kg.Triplet{triplet("Kestrel Alloys", "supplies", "Porto plant")},
+			kept: 1, strict: 1, pair: 1, foundStrict: 1, foundPair: 1,
+		},
+		{
+			name: "aliases and predicate forms", ts: []kg.Triplet{triplet("Kestrel Alloys Ltd.", "SUPPLIER_OF", "the Porto Assembly Plant")},
+			kept: 1, strict: 1, pair: 1, foundStrict: 1, foundPair: 1,
+		},
+		{
+			name: "date alias", ts: []kg.Triplet{triplet("batch KA-2503-17", "failedOn", "2025-03-12")},
+			kept: 1, strict: 1, pair: 1, foundStrict: 1, foundPair: 1,
+		},
+		{
+			name: "other predicate counts for pair only", ts: []kg.Triplet{triplet("Kestrel Alloys", "located near", "Porto plant")},
+			kept: 1, pair: 1, foundPair: 1,
+		},
+		{
+			name: "swapped direction matches nothing", ts: []kg.Triplet{triplet("Porto plant", "supplies", "Kestrel Alloys")},
+			kept: 1, unmatched: 1,
+		},
+		{
+			name: "unknown", ts: []kg.Triplet{triplet("Velora Cycles", "based in", "Porto")},
+			kept: 1, unmatched: 1,
+		},
 		{name: "duplicates kept once", ts: []kg.Triplet{
 			triplet("Marta Sousa", "CEO of", "Velora Cycles"),
 			triplet("marta sousa", "ceo_of", "Velora Cycles."),
 			triplet("Marta Sousa", "leads", "Velora Cycles"),
 		}, kept: 2, strict: 2, pair: 2, foundStrict: 1, foundPair: 1},
-		{name: "alias is not transitive across facts", ts: []kg.Triplet{triplet("Kestrel Alloys Ltd.", "supplies", "2025-03-12")},
-			kept: 1, unmatched: 1},
+		{
+			name: "alias is not transitive across facts", ts: []kg.Triplet{triplet("Kestrel Alloys Ltd.", "supplies", "2025-03-12")},
+			kept: 1, unmatched: 1,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
