@@ -11,7 +11,8 @@ write into the GGUF). Every metadata key of the base is copied (its
 tokenizer included: a tokenizer rebuilt from anywhere else broke the
 model); general.name and kgforge.prompt are set, so kgforge recognises the
 model as its specialist. A tensor the adapter changes is dequantised,
-W + (alpha/r)·B·A is added in float64, and the sum is written as Q8_0 (a
+W + (alpha/r)·B·A is added in float64 (elementwise, in a fixed order), and
+the sum is written as Q8_0 (a
 4-bit re-quantisation undid the fine-tune, measured); every other tensor is
 copied byte for byte. The output's bytes depend only on the inputs, so its
 SHA-256 can be checked against the manifest.
@@ -99,6 +100,19 @@ def deltas(adapter, scale):
     return {k: (v["lora_A"], v["lora_B"]) for k, v in pairs.items()}
 
 
+def lora_delta(A, B, scale):
+    """scale · B·A in float64 as a sum of rank-one outer products in a
+    fixed order: elementwise IEEE arithmetic only, so the same bytes on
+    every CPU (a BLAS matmul may sum in another order on another CPU, and
+    the merged file's digest is checked)."""
+    A = A.astype(np.float64)
+    B = B.astype(np.float64)
+    delta = np.zeros((B.shape[0], A.shape[1]), dtype=np.float64)
+    for k in range(A.shape[0]):
+        delta += np.multiply.outer(B[:, k], A[k, :])
+    return scale * delta
+
+
 def merge(base, adapter_dir, out, name=None):
     with open(os.path.join(adapter_dir, "manifest.json")) as f:
         man = json.load(f)
@@ -129,7 +143,7 @@ def merge(base, adapter_dir, out, name=None):
         if t.name in d:
             A, B = d[t.name]
             w = gguf.quants.dequantize(t.data, t.tensor_type).astype(np.float64)
-            delta = scale * (B.astype(np.float64) @ A.astype(np.float64))
+            delta = lora_delta(A, B, scale)
             if delta.shape != w.shape:
                 raise ValueError(f"{t.name}: adapter delta {delta.shape} != base {w.shape}")
             q = gguf.quants.quantize((w + delta).astype(np.float32), gguf.GGMLQuantizationType.Q8_0)
