@@ -43,6 +43,11 @@ const (
 // that the model cannot use.
 var ErrFormat = errors.New("agent format")
 
+// ErrExtractionModel (it wraps ErrFormat) is the error of a model kgforge
+// trained to extract facts (llm.ModelInfo.Specialist is set): it writes
+// fact lines and cannot call tools in any format.
+var ErrExtractionModel = fmt.Errorf("%w: an extraction model cannot drive the agent", ErrFormat)
+
 // Formats lists the action formats.
 var Formats = []string{FormatNative, FormatJSON, FormatCompletion}
 
@@ -203,6 +208,8 @@ func PickFormat(info llm.ModelInfo) string {
 
 func checkFormat(f string, info llm.ModelInfo) (string, error) {
 	switch {
+	case info.Specialist != "":
+		return "", fmt.Errorf("%w: %s is kgforge's extraction model (trained on the prompt %s); name a chat model", ErrExtractionModel, info.Name, info.Specialist)
 	case f == "":
 		return PickFormat(info), nil
 	case !slices.Contains(Formats, f):

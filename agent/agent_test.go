@@ -538,3 +538,20 @@ func TestPromptToolListing_OneSentencePerToolDocumentNoteOnce(t *testing.T) {
 		t.Errorf("brief = %q", got)
 	}
 }
+
+// TestCheckFormat_RefusesAnExtractionModel: a model kgforge trained to
+// extract facts drives no format, chosen or given.
+func TestCheckFormat_RefusesAnExtractionModel(t *testing.T) {
+	info := llm.ModelInfo{Name: "kgforge-extract", Specialist: "extract_specialist"}
+	for _, f := range append([]string{""}, Formats...) {
+		t.Run("format "+f, func(t *testing.T) {
+			got, err := checkFormat(f, info)
+			if !errors.Is(err, ErrExtractionModel) || !errors.Is(err, ErrFormat) || got != "" {
+				t.Errorf("checkFormat(%q) = %q, %v; want ErrExtractionModel", f, got, err)
+			}
+		})
+	}
+	if got, err := checkFormat("", llm.ModelInfo{Name: "m", HasTemplate: true}); err != nil || got != FormatJSON {
+		t.Errorf("a chat model: %q, %v; want json", got, err)
+	}
+}

@@ -49,13 +49,6 @@ func askCmd(g *globals) *cobra.Command {
 			if _, err := client.ModelDigests(cmd.Context(), opts.Model); err != nil {
 				return err
 			}
-			// kgforge's own extraction model (the example's chat model)
-			// was trained to write facts, not to call tools.
-			if info, err := client.Info(cmd.Context(), opts.Model); err != nil {
-				return err
-			} else if info.Specialist != "" {
-				return usageError(fmt.Errorf("ask: %s is kgforge's extraction model (trained on the prompt %s), it cannot drive the agent; name a chat model with --model, e.g. --model %s", opts.Model, info.Specialist, llm.ChatModelForTests))
-			}
 			if transcript != "" {
 				f, err := os.OpenFile(transcript, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 				if err != nil {
@@ -170,9 +163,12 @@ func progressArgs(raw json.RawMessage) string {
 	return s[:i] + "…"
 }
 
-// askError maps a bad --format to a usage error and sandbox failures to
-// their hints.
+// askError maps a bad --format or model to a usage error and sandbox
+// failures to their hints.
 func askError(err error) error {
+	if errors.Is(err, agent.ErrExtractionModel) { // the example's chat model, kgforge-extract
+		return usageError(fmt.Errorf("ask: %w, e.g. --model %s", err, llm.ChatModelForTests))
+	}
 	if errors.Is(err, agent.ErrFormat) {
 		return usageError(err)
 	}
