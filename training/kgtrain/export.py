@@ -72,8 +72,11 @@ def export(cfg, checkpoint=None, note=None):
                      "note": note or "",
                      "loss_curve": [[x["examples"], x["loss"]] for x in state["losses"]],
                      "data": data},
-        "evaluation": old.get("evaluation", {}),
+        "evaluation": {},
     }
+    # Figures measured on this very adapter stay; a new adapter starts without.
+    if old.get("evaluation", {}).get("adapter_sha256") == man["adapter"]["sha256"]:
+        man["evaluation"] = old["evaluation"]
     with open(man_path, "w") as f:
         json.dump(man, f, indent=1)
     merged = os.path.join(cfg["work"], "kgforge-extract-q8.gguf")
