@@ -210,24 +210,15 @@ def _templates(w):
         (f"{co2} is a customer of {co}.", [(co2, "company", "customer of", co, "company")]),
     ]))
     cert = r.choice(CERTS)
+    rating = str(r.randint(10, 49) / 10)
     out.append(r.choice([
         (f"{co2} holds {cert} certification.", [(co2, "company", "certified", cert, "cert")]),
         (f"{co} acquired {co2} in {d2}.", [(co, "company", "acquired", co2, "company"), (co, "company", "acquired on", d2, "date")]),
         (f"{co2} is a subsidiary of {co}.", [(co2, "company", "subsidiary of", co, "company")]),
         (f"{co} signed a contract with {co2} in {d2}.", [(co, "company", "contract with", co2, "company")]),
-        (f"{co} lowered the rating of {co2} to {r.randint(10, 49) / 10}.", [(co2, "company", "rating", "", "qty")]),
+        (f"{co} lowered the rating of {co2} to {rating}.", [(co2, "company", "rating", rating, "qty")]),
     ]))
     return out
-
-
-def _rating_fix(sent, facts):
-    # The rating template leaves its object to be read from the sentence.
-    fixed = []
-    for s, sk, p, o, ok in facts:
-        if p == "rating":
-            o = sent.rstrip(".").rsplit(" ", 1)[-1]
-        fixed.append((s, sk, p, o, ok))
-    return fixed
 
 
 STYLES = ["words", "snake", "camel", "upper"]
@@ -261,7 +252,7 @@ def example(rng, split):
     parts, facts = [], []
     for text, fs in chosen:
         parts.append(text)
-        facts.extend(_rating_fix(text, fs))
+        facts.extend(fs)
     if rng.random() < 0.35:
         parts.insert(rng.randint(0, len(parts)), rng.choice(FILLER))
     if rng.random() < 0.04:
