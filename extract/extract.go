@@ -215,12 +215,12 @@ func New(c Chatter, cache Cache, opts Options) (*Extractor, error) {
 	if opts.KeepAlive == 0 {
 		opts.KeepAlive = 10 * time.Minute
 	}
-	examples, exVersion, err := loadExamples()
-	if err != nil {
-		return nil, err
-	}
-	if opts.Mode == ModeSpecialist {
-		examples, exVersion = nil, "" // its prompt shows none
+	var examples []example
+	var exVersion string
+	if opts.Mode != ModeSpecialist { // the specialist's prompt shows none
+		if examples, exVersion, err = loadExamples(); err != nil {
+			return nil, err
+		}
 	}
 	e := &Extractor{
 		llm: c, cache: cache, prompt: p, opts: opts, examples: examples, exampleText: examplesText(examples),
