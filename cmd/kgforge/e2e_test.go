@@ -291,9 +291,16 @@ func checkCommands(ctx context.Context, t *testing.T, out string) {
 	cli(ctx, t, anyFailure, "query", "--bundle", out, "DELETE FROM orders")
 	const steps = 2
 	var ans agent.Answer
-	raw := cli(ctx, t, exitOK, "ask", "--bundle", out, "--budget", strconv.Itoa(steps), "--json", "Which supplier delivered batch KA-2503-17?")
-	if err := json.Unmarshal([]byte(raw), &ans); err != nil {
-		t.Fatalf("ask --json: %v\n%s", err, raw)
+	args := []string{"ask", "--bundle", out, "--budget", strconv.Itoa(steps), "--json", "Which supplier delivered batch KA-2503-17?"}
+	var code int
+	raw := captureStdout(t, func() { code = run(ctx, args) })
+	if err := json.Unmarshal(raw, &ans); err != nil {
+		t.Fatalf("ask --json (exit code %d): %v\n%s", code, err, raw)
+	}
+	// A question the model does not answer within the budget is exit code
+	// 6 (no answer), an answered one 0: the code follows the answer.
+	if want := map[bool]int{true: exitOK, false: exitNoAnswer}[ans.Answered]; code != want {
+		t.Errorf("kgforge %s: exit code %d, want %d for answered=%v%s", strings.Join(args, " "), code, want, ans.Answered, outOfTime(ctx))
 	}
 	if len(ans.Steps) == 0 || len(ans.Steps) > steps || ans.Text == "" || ans.Answered == ans.BudgetSpent {
 		t.Errorf("ask: %d steps (budget %d), first %+v, answer %q", len(ans.Steps), steps, ans.Steps, ans.Text)
