@@ -30,10 +30,11 @@ services:
 	scripts/neo4j.sh build
 	scripts/neo4j.sh start
 
-## test-services: the services plus PostgreSQL and a Temporal dev server, which only the tests use
+## test-services: the services plus PostgreSQL, a Temporal dev server and Chromium (for the review page's browser tests), which only the tests use
 test-services: services
 	scripts/postgres.sh up
 	scripts/temporal.sh up
+	scripts/chromium.sh up
 
 ## stop: stop the services the scripts started
 stop:
@@ -55,7 +56,7 @@ demo: build services
 
 ## test: unit, fuzz-seed and integration tests against the real Ollama and Neo4j, and the training recipe's data tests (no torch)
 test: test-services
-	python3 -m pytest -q training/tests
+	scripts/training-tests.sh
 	KGFORGE_INTEGRATION=1 $(GO) test -race -timeout 40m -count=1 ./...
 
 ## test-unit: tests that need no services (integration tests skip)

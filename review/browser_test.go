@@ -26,7 +26,7 @@ import (
 )
 
 // chromium returns the browser the integration test drives: $KGFORGE_CHROMIUM,
-// else Debian's chromium (.ci/run installs it).
+// else Debian's chromium (make test installs it: scripts/chromium.sh).
 func chromium(t *testing.T) string {
 	t.Helper()
 	if p := os.Getenv("KGFORGE_CHROMIUM"); p != "" {
@@ -37,7 +37,7 @@ func chromium(t *testing.T) string {
 			return p
 		}
 	}
-	t.Fatal("KGFORGE_INTEGRATION is set but no chromium was found: apt-get install chromium, or set KGFORGE_CHROMIUM to a Chrome or Chromium binary")
+	t.Fatal("KGFORGE_INTEGRATION is set but no chromium was found: run scripts/chromium.sh up (make test does), or set KGFORGE_CHROMIUM to a Chrome or Chromium binary")
 	return ""
 }
 
