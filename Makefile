@@ -15,6 +15,8 @@ QUESTION ?= Which supplier provides the aluminium frames, and what happened in t
 # The example's chat model, kgforge-extract, only extracts; the agent is
 # driven by the base model, on a budget that fits it.
 ASK_FLAGS ?= --model gemma3:270m --budget 8
+# The facts the demo shows: a dozen of the extracted triplets, with evidence.
+FACTS_SQL ?= SELECT subject, predicate, object, left(evidence, 80) AS evidence FROM triplets ORDER BY chunk_id, evidence_start LIMIT 12
 
 .PHONY: all build services test-services stop demo test test-unit fuzz lint tidy clean
 
@@ -51,7 +53,12 @@ demo: build services
 	@echo "== bundle: out/bikeco/latest -> $$(readlink out/bikeco/latest)"
 	$(BIN) bundle verify out/bikeco
 	@echo
+	@echo "== some of the facts kgforge-extract found, each with the sentence it came from"
+	$(BIN) query --bundle out/bikeco "$(FACTS_SQL)"
+	@echo
 	@echo "== kgforge ask --bundle out/bikeco $(ASK_FLAGS) \"$(QUESTION)\""
+	@echo "   (the agent runs on gemma3:270m, a 270M base model: it calls the bundle's tools, one line each below,"
+	@echo "    but rarely reaches an answer; point --model at a stronger Ollama model for real answers: docs/agent.md)"
 	$(BIN) ask --bundle out/bikeco $(ASK_FLAGS) "$(QUESTION)" || [ $$? -eq 6 ]  # 6: no answer (docs/agent.md)
 
 ## test: unit, fuzz-seed and integration tests against the real Ollama and Neo4j, and the training recipe's data tests (no torch)
