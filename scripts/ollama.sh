@@ -179,7 +179,19 @@ model_current() {
 # what model_current checks.
 create_model() {
   log "creating $1 from $2/Modelfile ($(modelfile_digest "$2" | cut -c1-12))"
-  "$BIN" create "$1" -f "$2/Modelfile"
+  if [[ -t 1 ]]; then
+    "$BIN" create "$1" -f "$2/Modelfile"
+  else
+    # Not a terminal (a log, CI): the CLI's spinner would land there as
+    # escape codes, so keep its output aside and show it, control
+    # characters removed, only when it fails.
+    local out=$RUN/ollama-create.log
+    mkdir -p "$RUN"
+    if ! "$BIN" create "$1" -f "$2/Modelfile" >"$out" 2>&1; then
+      tr -d '\000-\010\013-\037\177' <"$out" | tail -n 20 >&2
+      die "ollama create $1 failed (its output: $out)"
+    fi
+  fi
   echo "$(modelfile_digest "$2") $(model_digest "$1")" >"$2/created-${1//[:\/]/_}"
 }
 
