@@ -269,14 +269,14 @@ type assembled struct {
 	docs     []*sourceUnit // the documents whose chunks the bundle holds, in plan order
 	// nChunks and nTriplets count the chunks and triplets, also once
 	// drop let them go.
-	nChunks, nTriplets int
+	nChunks, nTriplets, nEntities int
 }
 
 // drop lets the chunks, triplets and mentions go once consolidation, the
 // one step that reads them, is done and the bundle holds the triplets:
 // the bundle's other files are written without them.
 func (a *assembled) drop() {
-	a.nChunks, a.nTriplets = len(a.chunks), len(a.triplets)
+	a.nChunks, a.nTriplets, a.nEntities = len(a.chunks), len(a.triplets), len(a.entities)
 	a.chunks, a.triplets, a.entities = nil, nil, nil
 }
 

@@ -63,9 +63,13 @@ type Report struct {
 	Chunks   int                    `json:"chunks"`
 	Tables   int                    `json:"tables"`
 	Triplets int                    `json:"triplets"`
-	Extract  extract.Stats          `json:"extract"`
-	LLM      llm.Usage              `json:"llm"`
-	TokensPS float64                `json:"completion_tokens_per_second"`
+	// Entities counts the grounded entity mentions the build's extraction
+	// holds, from the units it ran and those it reused (Extract counts only
+	// the former).
+	Entities int           `json:"entities"`
+	Extract  extract.Stats `json:"extract"`
+	LLM      llm.Usage     `json:"llm"`
+	TokensPS float64       `json:"completion_tokens_per_second"`
 	// ServerBusy is the share of the extract stage's wall time, times its
 	// parallel slots, that the LLM server spent answering: 1 means the
 	// pipeline never kept it waiting.

@@ -156,7 +156,7 @@ func (b *build) loadGraph(ctx context.Context) error {
 // finish fills the report's totals and writes it beside the bundles.
 func (b *build) finish(a assembled, c consolidated) (*Report, error) {
 	rep := b.rep
-	rep.Sources, rep.Chunks, rep.Tables, rep.Triplets = len(a.sources), a.nChunks, len(a.tables), a.nTriplets
+	rep.Sources, rep.Chunks, rep.Tables, rep.Triplets, rep.Entities = len(a.sources), a.nChunks, len(a.tables), a.nTriplets, a.nEntities
 	rep.Nodes, rep.Edges, rep.Merges = c.nodes, c.edges, len(c.out.Graph.Merges)
 	b.usage()
 	if err := b.recordRate(); err != nil {

@@ -172,8 +172,8 @@ func summary(r *stages.Report) string {
 	if r.Extract.Skipped > 0 {
 		fmt.Fprintf(&w, "             %d chunks had no sentence to ask about (headings only)\n", r.Extract.Skipped)
 	}
-	fmt.Fprintf(&w, "  triplets:  %d kept, dropped %s\n", r.Triplets, countSummary(r.Extract.Dropped))
-	fmt.Fprintf(&w, "  entities:  %d kept, dropped %s\n", r.Extract.EntitiesKept, countSummary(r.Extract.EntitiesDropped))
+	fmt.Fprintf(&w, "  triplets:  %s, dropped %s\n", keptSummary(r, r.Triplets, r.Extract.Kept), countSummary(r.Extract.Dropped))
+	fmt.Fprintf(&w, "  entities:  %s, dropped %s\n", keptSummary(r, max(r.Entities, r.Extract.EntitiesKept), r.Extract.EntitiesKept), countSummary(r.Extract.EntitiesDropped))
 	fmt.Fprintf(&w, "  graph:     %d nodes, %d edges, %d merges\n", r.Nodes, r.Edges, r.Merges)
 	if r.Neo4j != nil {
 		fmt.Fprintf(&w, "  neo4j:     %s\n", neo4jSummary(*r.Neo4j))
@@ -191,6 +191,17 @@ func summary(r *stages.Report) string {
 		fmt.Fprintf(&w, "  rejected:  %s %s: %s\n", rj.Stage, rj.Item, rj.Reason)
 	}
 	return w.String()
+}
+
+// keptSummary renders how many triplets or entities the build holds: all
+// of them, and when extract units were reused, how many this build
+// extracted and how many came from earlier builds' units ("120 kept (8
+// extracted now, 112 reused)"); drops are this build's only.
+func keptSummary(r *stages.Report, all, now int) string {
+	if r.Plan == nil || r.Plan.ChunksReused == 0 || all < now {
+		return fmt.Sprintf("%d kept", all)
+	}
+	return fmt.Sprintf("%d kept (%d extracted now, %d reused)", all, now, all-now)
 }
 
 // unitSummary renders the units run and reused by kind: "source 2/3, extract 4/10".

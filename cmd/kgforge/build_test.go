@@ -131,3 +131,25 @@ func TestPrintSummary_PlanSaysWhatWasReused(t *testing.T) {
 		t.Errorf("summary:\n%s\nwant a line:\n%s", got, want)
 	}
 }
+
+// TestPrintSummary_ReusedUnitsCountAsReused: a rebuild that reused every
+// extract unit says how many triplets and entities it holds and that they
+// were reused, not "0 kept" beside a graph of hundreds of nodes.
+func TestPrintSummary_ReusedUnitsCountAsReused(t *testing.T) {
+	r := &stages.Report{Stages: map[string]stages.StageReport{}, Triplets: 44, Entities: 120, Nodes: 140,
+		Extract: extract.Stats{Kept: 0, EntitiesKept: 0},
+		Plan:    &stages.Plan{ChunksReused: 29, Units: map[string]*stages.UnitCounts{"extract": {Reused: 8}}}}
+	got := summary(r)
+	for _, want := range []string{
+		"  triplets:  44 kept (0 extracted now, 44 reused), dropped none\n",
+		"  entities:  120 kept (0 extracted now, 120 reused), dropped none\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("summary:\n%s\nwant a line:\n%s", got, want)
+		}
+	}
+	r.Plan.ChunksReused, r.Extract.Kept, r.Extract.EntitiesKept = 0, 44, 120
+	if got := summary(r); !strings.Contains(got, "  entities:  120 kept, dropped none\n") {
+		t.Errorf("summary of a build that reused nothing:\n%s", got)
+	}
+}
