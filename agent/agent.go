@@ -80,7 +80,21 @@ type Options struct {
 	// of the json and completion formats is one call; a native turn may
 	// hold several.
 	Progress func(Progress)
+	// IDs says what an id argument (a node, an edge, a chunk; cat's id)
+	// may name in the json and completion formats: IDsSeen, only the ids
+	// the question's results have shown so far (and, for cat, the
+	// bundle's tables and files), as an enum of the action schema, so a
+	// model cannot spend a call on an id it made up; IDsFree, any string.
+	// "" picks IDsSeen for the completion format (base models) and
+	// IDsFree otherwise. Native tool calling is never constrained.
+	IDs string
 }
+
+// What Options.IDs may be.
+const (
+	IDsSeen = "seen"
+	IDsFree = "free"
+)
 
 // Progress is one tool call as it ends (Options.Progress).
 type Progress struct {
@@ -173,6 +187,16 @@ func New(ctx context.Context, c LLM, b *bundle.Bundle, opts Options) (*Agent, er
 	}
 	if opts.Format, err = checkFormat(opts.Format, info); err != nil {
 		return nil, err
+	}
+	switch opts.IDs {
+	case "":
+		opts.IDs = IDsFree
+		if opts.Format == FormatCompletion {
+			opts.IDs = IDsSeen
+		}
+	case IDsSeen, IDsFree:
+	default:
+		return nil, fmt.Errorf("ids %q: give %s or %s", opts.IDs, IDsSeen, IDsFree)
 	}
 	p, err := prompts.Load("agent.tmpl")
 	if err != nil {

@@ -64,6 +64,7 @@ type run struct {
 	counted     bool // a turn with token counts came before
 	temperature float64
 	narrowed    json.RawMessage // the next turn's action schema, when a call failed twice in a row
+	roots       []string        // what cat takes besides ids, once a constrained turn asked (seenSchema)
 	mark        time.Time       // when the previous call ended (or the question began)
 }
 
@@ -104,7 +105,14 @@ func (a *Agent) Ask(ctx context.Context, question string) (Answer, error) {
 // the budget is spent.
 func (r *run) loop(ctx context.Context) error {
 	for len(r.ans.Steps) < r.a.opts.Budget {
-		t, err := r.f.next(ctx, turnOptions{temperature: r.temperature, schema: r.narrowed})
+		schema := r.narrowed
+		if schema == nil && r.constrained() {
+			var err error
+			if schema, err = r.seenSchema(ctx, ""); err != nil {
+				return err
+			}
+		}
+		t, err := r.f.next(ctx, turnOptions{temperature: r.temperature, schema: schema})
 		if err != nil {
 			return err
 		}

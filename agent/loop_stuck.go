@@ -117,7 +117,12 @@ func (r *run) stuckOffer(ctx context.Context, s Step) (string, json.RawMessage, 
 			b.WriteString("\nNo result has shown an id yet: ls, grep and sems show some.")
 		}
 		fmt.Fprintf(&b, "\nls with no arguments lists the bundle; cat also takes a table or file name: %s.", short(strings.Join(roots, ", "), maxListing))
-		if r.a.opts.Format != FormatNative {
+		switch {
+		case r.constrained():
+			if schema, err = r.seenSchema(ctx, failedID(s)); err != nil {
+				return "", nil, err
+			}
+		case r.a.opts.Format != FormatNative:
 			schema = narrowSchema(r.a.offer, s, seen, roots)
 		}
 	case FailSQL, FailLimit:

@@ -106,7 +106,9 @@ func TestAgent_TwoIdenticalFailedCallsChangeTheNextOffer(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			m := script(c.info, c.replies...)
-			ans, err := newAgent(t, m, Options{}).Ask(context.Background(), "q")
+			// Free ids, so that the failing id could be offered at all
+			// (with IDsSeen it never is: TestAgent_ConstrainedIDsNameOnlyWhatWasSeen).
+			ans, err := newAgent(t, m, Options{IDs: IDsFree}).Ask(context.Background(), "q")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -88,6 +88,7 @@ func askCmd(g *globals) *cobra.Command {
 	f.IntVar(&opts.Budget, "max-steps", agent.DefaultBudget, "most tool calls per question")
 	_ = f.MarkDeprecated("max-steps", "use --budget")
 	f.StringVar(&opts.Format, "format", "", "action format: native (tool calling), json (one JSON action per turn) or completion (few-shot, base models); default: chosen from the model")
+	f.StringVar(&opts.IDs, "ids", "", "what an id argument may name in the json and completion formats: seen (only ids the results have shown, and cat's tables and files, enforced by the grammar) or free; default: seen for completion, free otherwise")
 	f.StringVar(&transcript, "transcript", "", "append the run to FILE as JSON lines (question, model turns with tokens, tool calls, answer)")
 	f.BoolVar(&asJSON, "json", false, "print the answer, citations, tool calls and tokens as JSON")
 	sandboxFlags(cmd, &opts.Limits)
@@ -97,6 +98,9 @@ func askCmd(g *globals) *cobra.Command {
 func checkAskFlags(opts agent.Options) error {
 	if opts.Format != "" && !slices.Contains(agent.Formats, opts.Format) {
 		return fmt.Errorf("--format %q: give one of %s", opts.Format, strings.Join(agent.Formats, ", "))
+	}
+	if opts.IDs != "" && opts.IDs != agent.IDsSeen && opts.IDs != agent.IDsFree {
+		return fmt.Errorf("--ids %q: give %s or %s", opts.IDs, agent.IDsSeen, agent.IDsFree)
 	}
 	if opts.Budget < 1 {
 		return fmt.Errorf("--budget %d: give at least 1 tool call", opts.Budget)

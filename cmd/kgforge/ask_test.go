@@ -19,6 +19,7 @@ import (
 func TestAsk_BadFormatOrBudgetIsAUsageError(t *testing.T) {
 	cases := map[string][]string{
 		"unknown format": {"ask", "--bundle", t.TempDir(), "--format", "xml", "q"},
+		"unknown ids":    {"ask", "--bundle", t.TempDir(), "--ids", "some", "q"},
 		"zero budget":    {"ask", "--bundle", t.TempDir(), "--budget", "0", "q"},
 		"negative steps": {"ask", "--bundle", t.TempDir(), "--max-steps", "-1", "q"},
 	}

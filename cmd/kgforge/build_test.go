@@ -136,9 +136,11 @@ func TestPrintSummary_PlanSaysWhatWasReused(t *testing.T) {
 // extract unit says how many triplets and entities it holds and that they
 // were reused, not "0 kept" beside a graph of hundreds of nodes.
 func TestPrintSummary_ReusedUnitsCountAsReused(t *testing.T) {
-	r := &stages.Report{Stages: map[string]stages.StageReport{}, Triplets: 44, Entities: 120, Nodes: 140,
+	r := &stages.Report{
+		Stages: map[string]stages.StageReport{}, Triplets: 44, Entities: 120, Nodes: 140,
 		Extract: extract.Stats{Kept: 0, EntitiesKept: 0},
-		Plan:    &stages.Plan{ChunksReused: 29, Units: map[string]*stages.UnitCounts{"extract": {Reused: 8}}}}
+		Plan:    &stages.Plan{ChunksReused: 29, Units: map[string]*stages.UnitCounts{"extract": {Reused: 8}}},
+	}
 	got := summary(r)
 	for _, want := range []string{
 		"  triplets:  44 kept (0 extracted now, 44 reused), dropped none\n",

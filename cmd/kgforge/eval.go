@@ -52,6 +52,7 @@ tool, 4 calls) and sql-only (the query tool).`,
 	fs.StringVar(&f.model, "model", "", "Ollama model of every agent (default: the bundle's chat model)")
 	fs.IntVar(&f.opts.Budget, "budget", agent.DefaultBudget, "most tool calls per question of the kgforge and sql-only agents")
 	fs.StringVar(&f.opts.Format, "format", "", "action format of every agent: native, json or completion; default: chosen from the model")
+	fs.StringVar(&f.opts.IDs, "ids", "", "id arguments of every agent in the json and completion formats: seen or free; default: seen for completion, free otherwise")
 	fs.StringVarP(&f.out, "out", "o", "", "write the report with every answer as JSON to this file")
 	fs.StringVar(&f.transcript, "transcript", "", "append every agent's runs to FILE as JSON lines")
 	fs.StringSliceVar(&f.agents, "agents", eval.AgentNames, "agents to run, comma-separated: "+strings.Join(eval.AgentNames, ", "))

@@ -1,0 +1,124 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+)
+
+// A small model asked for an id writes one: it copies an id from the
+// prompt's examples or makes one up (cat {"id":"c17"} thirty times on the
+// example, each not_found). With Options.IDs at IDsSeen, the json and
+// completion formats offer each turn an action schema whose id arguments
+// are enums of the ids the question's results have shown so far (cat's id
+// also the bundle's tables and files), so an id the model writes exists.
+// A tool that needs an id and has none to take is left out of the turn
+// until a result shows one; ls, grep, sems and query show them.
+
+// constrained reports whether this question's turns constrain id
+// arguments (Options.IDs) in a format with an action schema.
+func (r *run) constrained() bool {
+	return r.a.opts.IDs == IDsSeen && r.a.opts.Format != FormatNative
+}
+
+// seenSchema is the action schema of the next turn with every id argument
+// an enum of what exists and has been seen (constrainTools), less exclude
+// (the value of a call that failed twice in a row; "" for none).
+func (r *run) seenSchema(ctx context.Context, exclude string) (json.RawMessage, error) {
+	seen, err := r.a.tools.seenIDs(ctx, r.results())
+	if err != nil {
+		return nil, err
+	}
+	if r.roots == nil {
+		if r.roots, err = r.a.tools.roots(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return actionSchema(constrainTools(r.a.offer, seen, r.roots, exclude)), nil
+}
+
+// constrainTools returns tools with each id argument (idArgs) an enum of
+// the seen ids (nodes only; cat's id takes every seen id and the roots),
+// less exclude, at most maxEnum values. An argument with no value left is
+// dropped when optional; a tool whose required id has none is left out.
+// Answer is always kept.
+func constrainTools(tools []Tool, seen []seenID, roots []string, exclude string) []Tool {
+	out := make([]Tool, 0, len(tools))
+	for _, tool := range tools {
+		params, drop := constrainParams(tool, seen, roots, exclude)
+		switch {
+		case drop && tool.Name != ToolAnswer:
+		case params != nil:
+			tool.Params = params
+			out = append(out, tool)
+		default:
+			out = append(out, tool)
+		}
+	}
+	return out
+}
+
+// constrainParams is a tool's parameters with its id arguments made enums
+// (constrainTools): nil when it has none, drop when a required one has no
+// value.
+func constrainParams(tool Tool, seen []seenID, roots []string, exclude string) (json.RawMessage, bool) {
+	keys, vals, ok := orderedObject(tool.Params)
+	if !ok {
+		return nil, false
+	}
+	pk, pv, ok := orderedObject(field(keys, vals, "properties"))
+	if !ok {
+		return nil, false
+	}
+	var required []string
+	_ = json.Unmarshal(field(keys, vals, "required"), &required) // none when absent
+	changed := false
+	for j := 0; j < len(pk); j++ {
+		if !slices.Contains(idArgs, pk[j]) {
+			continue
+		}
+		changed = true
+		values := enumValues(tool.Name == ToolCat && pk[j] == "id", exclude, seen, roots)
+		if len(values) == 0 {
+			if slices.Contains(required, pk[j]) {
+				return nil, true
+			}
+			pk, pv = slices.Delete(pk, j, j+1), slices.Delete(pv, j, j+1)
+			j--
+			continue
+		}
+		enum, _ := json.Marshal(values) // strings always marshal
+		pk2, pv2 := []string{"type", "enum"}, []json.RawMessage{json.RawMessage(`"string"`), enum}
+		if pkk, pvv, ok := orderedObject(pv[j]); ok {
+			if d := field(pkk, pvv, "description"); d != nil {
+				pk2, pv2 = append(pk2, "description"), append(pv2, d)
+			}
+		}
+		pv[j] = writeObject(pk2, pv2)
+	}
+	if !changed {
+		return nil, false
+	}
+	for i, k := range keys {
+		if k == "properties" {
+			vals[i] = writeObject(pk, pv)
+		}
+	}
+	return writeObject(keys, vals), false
+}
+
+// failedID is the value of the id argument of s that its error names ("" when
+// none does): the value a constrained turn leaves out after s failed twice.
+func failedID(s Step) string {
+	var args map[string]json.RawMessage
+	if json.Unmarshal(s.Args, &args) != nil {
+		return ""
+	}
+	for _, k := range idArgs {
+		var v string
+		if json.Unmarshal(args[k], &v) == nil && names(s.Error, v) {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,70 @@
+package agent
+
+import (
+	"context"
+	"slices"
+	"testing"
+)
+
+// TestAgent_ConstrainedIDsNameOnlyWhatWasSeen drives a base model (the
+// completion format, so Options.IDs defaults to IDsSeen) through the
+// scripted model, which records the action schema of every turn. Before
+// any result, no node id has been seen: cat may name only the bundle's
+// tables and files, the tools that need a node are not offered, ls takes
+// no id. Once a result shows node n1, the next turn offers it, and only
+// what exists.
+func TestAgent_ConstrainedIDsNameOnlyWhatWasSeen(t *testing.T) {
+	m := script(baseModel,
+		`{"tool":"query","args":{"sql":"SELECT id FROM nodes"}}`,
+		`{"tool":"cat","args":{"id":"n1"}}`,
+		`{"tool":"answer","args":{"answer":"x","confidence":0.1}}`)
+	ans, err := newAgent(t, m, Options{}).Ask(context.Background(), "q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ans.Answered {
+		t.Fatalf("answer %+v", ans)
+	}
+	first, _ := offerOf(t, m, 0)
+	cat, ok := branchArgs(t, first, ToolCat)
+	if !ok {
+		t.Fatal("the first turn offers no cat")
+	}
+	if slices.Contains(cat["id"].Enum, "n1") || !slices.Contains(cat["id"].Enum, "suppliers") {
+		t.Errorf("first turn: cat's id enum %v, want the roots (suppliers) and no node", cat["id"].Enum)
+	}
+	if _, ok := branchArgs(t, first, ToolNeighbours); ok {
+		t.Error("first turn offers neighbours, whose node no result has shown")
+	}
+	if ls, ok := branchArgs(t, first, ToolLs); !ok {
+		t.Error("first turn offers no ls")
+	} else if _, has := ls["id"]; has {
+		t.Errorf("first turn: ls takes an id %v before any was seen", ls["id"].Enum)
+	}
+	second, _ := offerOf(t, m, 1)
+	cat, _ = branchArgs(t, second, ToolCat)
+	if !slices.Contains(cat["id"].Enum, "n1") {
+		t.Errorf("after a result showing n1, cat's id enum is %v", cat["id"].Enum)
+	}
+	nb, ok := branchArgs(t, second, ToolNeighbours)
+	if !ok || !slices.Equal(nb["node"].Enum, []string{"n1"}) {
+		t.Errorf("after a result showing n1, neighbours is offered %v (node enum %v), want node n1 only", ok, nb["node"].Enum)
+	}
+}
+
+// TestAgent_FreeIDsByDefaultForChatModels: a chat model (the json format)
+// keeps free id arguments unless asked otherwise, and an unknown IDs mode
+// is refused.
+func TestAgent_FreeIDsByDefaultForChatModels(t *testing.T) {
+	m := script(chatModel, `{"tool":"answer","args":{"answer":"x","confidence":0.1}}`)
+	if _, err := newAgent(t, m, Options{}).Ask(context.Background(), "q"); err != nil {
+		t.Fatal(err)
+	}
+	schema, _ := offerOf(t, m, 0)
+	if nb, ok := branchArgs(t, schema, ToolNeighbours); !ok || len(nb["node"].Enum) != 0 {
+		t.Errorf("json format: neighbours offered %v with node enum %v, want it free", ok, nb["node"].Enum)
+	}
+	if _, err := New(context.Background(), script(chatModel), testBundle(t), Options{Model: "m", IDs: "some"}); err == nil {
+		t.Error("IDs \"some\" was accepted")
+	}
+}
