@@ -119,7 +119,7 @@ const overridesHeader = `# kgforge merge overrides: expert decisions applied by 
 // empty set of overrides, so a pipeline can name one before anyone decided
 // anything.
 func LoadOverrides(path string) (*Overrides, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := readOverrides(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return &Overrides{}, nil
 	}

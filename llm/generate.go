@@ -48,7 +48,8 @@ func (c *Client) Generate(ctx context.Context, req GenerateRequest) (ChatRespons
 		var m api.Metrics
 		out = ChatResponse{}
 		done, parts := false, 0
-		err := e.api.Generate(ctx, areq, func(r api.GenerateResponse) error {
+		gctx, guard := watch(ctx)
+		err := e.api.Generate(gctx, areq, func(r api.GenerateResponse) error {
 			parts++
 			b.WriteString(r.Response)
 			if r.Done {
@@ -58,6 +59,9 @@ func (c *Client) Generate(ctx context.Context, req GenerateRequest) (ChatRespons
 			return nil
 		})
 		out.Content = b.String()
+		if err := guard.check(ctx, c.timeout); err != nil {
+			return err // before the api package's error, which may quote a cut line
+		}
 		if err := replyEnd(err, parts, done, &out); err != nil {
 			return err
 		}

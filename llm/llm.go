@@ -56,7 +56,8 @@ type Client struct {
 	maxRetries int
 	baseDelay  time.Duration
 	keepAlive  *api.Duration
-	numThread  int // > 0: sent as num_thread
+	numThread  int           // > 0: sent as num_thread
+	timeout    time.Duration // of one call, Options.Timeout
 	usage      usageCounters
 }
 
@@ -165,6 +166,7 @@ func New(opts Options) (*Client, error) {
 		baseDelay:  opts.BaseDelay,
 		keepAlive:  &api.Duration{Duration: opts.KeepAlive},
 		numThread:  max(opts.NumThread, 0),
+		timeout:    opts.Timeout,
 	}, nil
 }
 
@@ -261,7 +263,8 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 		var m api.Metrics
 		out = ChatResponse{}
 		done, parts := false, 0
-		err := e.api.Chat(ctx, areq, func(r api.ChatResponse) error {
+		gctx, guard := watch(ctx)
+		err := e.api.Chat(gctx, areq, func(r api.ChatResponse) error {
 			parts++
 			b.WriteString(r.Message.Content)
 			for _, tc := range r.Message.ToolCalls {
@@ -274,6 +277,9 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 			return nil
 		})
 		out.Content = b.String()
+		if err := guard.check(ctx, c.timeout); err != nil {
+			return err // before the api package's error, which may quote a cut line
+		}
 		if err := replyEnd(err, parts, done, &out); err != nil {
 			return err
 		}

@@ -133,7 +133,7 @@ func newPool(eps []Endpoint, opts Options) (*pool, error) {
 			idle = 64 // unbounded: up to llm.concurrency's largest value
 		}
 		tr.MaxIdleConnsPerHost = max(idle, 2)
-		hc := &http.Client{Timeout: opts.Timeout, Transport: tr}
+		hc := &http.Client{Timeout: opts.Timeout, Transport: guardedTransport{tr}}
 		p.eps = append(p.eps, &endpoint{url: e.URL, api: api.NewClient(u, hc), http: hc, slots: e.Slots})
 	}
 	return p, nil

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
@@ -37,8 +39,9 @@ func decode(raw []byte, p *Pipeline, lookup func(string) (string, bool)) (typed 
 	if body == nil {
 		return true, nil
 	}
-	w := &walker{lookup: lookup}
+	w := &walker{lookup: lookup, written: map[string]string{}}
 	w.walk(body, reflect.TypeOf(*p), "")
+	p.written = w.written
 	var opts []yaml.DecodeOption
 	if len(w.errs) == 0 {
 		opts = append(opts, yaml.Strict()) // the walk found no unknown field; this is the net under it
@@ -52,8 +55,9 @@ func decode(raw []byte, p *Pipeline, lookup func(string) (string, bool)) (typed 
 // walker visits a pipeline's syntax tree beside the Go type its part
 // decodes into (nil where unknown), expanding strings and checking keys.
 type walker struct {
-	lookup func(string) (string, bool)
-	errs   []error
+	lookup  func(string) (string, bool)
+	errs    []error
+	written map[string]string // field path → its value as written, for each value that names a variable
 }
 
 func (w *walker) bad(field string, value any, rule string) {
@@ -84,9 +88,9 @@ func (w *walker) walk(n ast.Node, t reflect.Type, path string) {
 	case *ast.AnchorNode:
 		w.walk(n.Value, t, path)
 	case *ast.StringNode:
-		w.expand(n, path)
+		w.expand(n, t, path)
 	case *ast.LiteralNode:
-		w.expand(n.Value, path)
+		w.expand(n.Value, t, path)
 	}
 }
 
@@ -168,18 +172,48 @@ func yamlFields(t reflect.Type) []string {
 	return out
 }
 
-func (w *walker) expand(s *ast.StringNode, path string) {
-	v, err := Expand(s.Value, w.lookup)
-	if err != nil {
+// durationType is the one type decoded from a string whose decoding
+// error quotes the string: a value from the environment is checked here.
+var durationType = reflect.TypeFor[time.Duration]()
+
+// expand expands the string s, which decodes into t (nil where unknown).
+func (w *walker) expand(s *ast.StringNode, t reflect.Type, path string) {
+	named := false
+	v, err := Expand(s.Value, func(name string) (string, bool) {
+		named = true
+		return w.lookup(name)
+	})
+	switch {
+	case err != nil:
 		w.bad(path, strconv.Quote(s.Value), err.Error())
-		return
+	case named && storedAsWritten(path):
+		w.bad(path, strconv.Quote(s.Value), "must be written out, not taken from the environment: it is stored in every bundle's manifest and run report (write $$ for a literal $)")
+	case named && t == durationType:
+		if _, err := time.ParseDuration(v); err != nil {
+			w.bad(path, strconv.Quote(s.Value), "is not a duration (like 90s or 10m)")
+			v = "0s" // the error above says it all; the typed decode would quote the value
+		}
+		w.written[path] = s.Value
+		s.Value = v
+	case named:
+		w.written[path] = s.Value
+		s.Value = v
+	default:
+		s.Value = v
 	}
-	s.Value = v
 }
 
+// storedNames are the fields a build stores in its bundle's manifest and
+// run report as they are: the pipeline's and its sources' names, which
+// identify what the bundle was made of. A ${VAR} in them is refused, so
+// that no value of the environment reaches a bundle through them.
+var storedNames = regexp.MustCompile(`^(name|sources\[\d+\]\.name)$`)
+
+func storedAsWritten(path string) bool { return storedNames.MatchString(path) }
+
 // Expand replaces ${VAR} in s with the value of the environment variable
-// VAR, and ${VAR:-default} with default when VAR is unset or empty; $$ is
-// one $. A $ followed by anything else stays as it is, so a regular
+// VAR, and ${VAR:-default} with default, itself expanded (so it may hold
+// another ${…}), when VAR is unset or empty; $$ is one $. A $ followed by anything else stays as it is, so a regular
 // expression's $ needs no escape. An unset VAR without a default, an
 // unclosed ${ and a name that is not letters, digits and _ are errors.
 func Expand(s string, lookup func(string) (string, bool)) (string, error) {
@@ -197,18 +231,38 @@ func Expand(s string, lookup func(string) (string, bool)) (string, error) {
 			i++
 			continue
 		}
-		end := strings.IndexByte(s[i:], '}')
+		end := closing(s, i+2)
 		if end < 0 {
 			return "", fmt.Errorf("unclosed ${ at byte %d (write $$ for a literal $)", i)
 		}
-		v, err := variable(s[i+2:i+end], lookup)
+		v, err := variable(s[i+2:end], lookup)
 		if err != nil {
 			return "", err
 		}
 		out.WriteString(v)
-		i += end
+		i = end
 	}
 	return out.String(), nil
+}
+
+// closing returns the index of the } that closes the ${ whose inside
+// starts at start, or -1: a ${ inside opens one more, $$ is one $.
+func closing(s string, start int) int {
+	depth := 0
+	for j := start; j < len(s); j++ {
+		switch {
+		case s[j] == '$' && j+1 < len(s) && (s[j+1] == '$' || s[j+1] == '{'):
+			if s[j+1] == '{' {
+				depth++
+			}
+			j++
+		case s[j] == '}' && depth == 0:
+			return j
+		case s[j] == '}':
+			depth--
+		}
+	}
+	return -1
 }
 
 // variable expands the inside of one ${…}.
@@ -222,7 +276,7 @@ func variable(inner string, lookup func(string) (string, bool)) (string, error) 
 	case ok && (v != "" || !hasDef):
 		return v, nil
 	case hasDef:
-		return def, nil
+		return Expand(def, lookup)
 	default:
 		return "", fmt.Errorf("environment variable %s is not set (export it, or write ${%s:-default})", name, name)
 	}

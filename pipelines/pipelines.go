@@ -5,13 +5,16 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"regexp/syntax"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -38,6 +41,10 @@ type Pipeline struct {
 	// Path is the file the pipeline was read from; SHA256 its digest.
 	Path   string `yaml:"-"`
 	SHA256 string `yaml:"-"`
+
+	// written holds, by field path, each value that names a variable as
+	// it is written (${VAR}): an error shows that, never the value.
+	written map[string]string
 }
 
 // Source names files under the root by glob, or a database connection.
@@ -354,11 +361,16 @@ func Default() Pipeline {
 	}
 }
 
+// MaxFileBytes bounds a pipeline file. A real one is a few KiB; decoding
+// takes some fifty times the file's size in memory, so a file of hundreds
+// of megabytes would take gigabytes before any check.
+const MaxFileBytes = 1 << 20
+
 // Load reads, decodes and validates a pipeline file.
 func Load(path string) (*Pipeline, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := readFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("read pipeline %s: %w", path, err)
+		return nil, err
 	}
 	p, err := Parse(raw)
 	if err != nil {
@@ -368,6 +380,31 @@ func Load(path string) (*Pipeline, error) {
 	sum := sha256.Sum256(raw)
 	p.SHA256 = hex.EncodeToString(sum[:])
 	return p, nil
+}
+
+// readFile reads a pipeline file of at most MaxFileBytes; a larger one is
+// refused before it is read (or, when it grows meanwhile, at the limit).
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read pipeline %s: %w", path, err)
+	}
+	defer func() { _ = f.Close() }() // read only
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxFileBytes {
+		return nil, tooLarge(path, fi.Size())
+	}
+	raw, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read pipeline %s: %w", path, err)
+	}
+	if len(raw) > MaxFileBytes {
+		return nil, tooLarge(path, int64(len(raw)))
+	}
+	return raw, nil
+}
+
+func tooLarge(path string, size int64) error {
+	return fmt.Errorf("read pipeline %s: %d bytes, over the limit of %d bytes (1 MiB) for a pipeline file: is it the right file?", path, size, MaxFileBytes)
 }
 
 // Parse decodes and validates pipeline YAML, expanding ${VAR} in string
@@ -380,6 +417,9 @@ func Parse(raw []byte) (*Pipeline, error) {
 // process's environment. Every problem comes back at once: unset
 // variables, unknown fields and invalid values, each naming its field.
 func ParseEnv(raw []byte, lookup func(string) (string, bool)) (*Pipeline, error) {
+	if len(raw) > MaxFileBytes {
+		return nil, fmt.Errorf("pipeline of %d bytes: over the limit of %d bytes (1 MiB) for a pipeline file", len(raw), MaxFileBytes)
+	}
 	p := Default()
 	typed, err := decode(raw, &p, lookup)
 	if typed {
@@ -403,6 +443,43 @@ type FieldError struct {
 
 func (e *FieldError) Error() string { return fmt.Sprintf("%s: %v: %s", e.Field, e.Value, e.Rule) }
 
+// fieldError is the FieldError of field. A value taken from the
+// environment is shown as written (${VAR}), never as its value, which
+// may be a secret and an error lands in logs: a field that holds such
+// values in its parts (a list, a map) names them instead of its value.
+func (p *Pipeline) fieldError(field string, value any, rule string) *FieldError {
+	if w, ok := p.written[field]; ok {
+		if v := fmt.Sprint(value); v != "" {
+			rule = strings.ReplaceAll(rule, v, w)
+		}
+		return &FieldError{Field: field, Value: strconv.Quote(w), Rule: rule}
+	}
+	var parts []string
+	for f, w := range p.written {
+		if strings.HasPrefix(f, field+".") || strings.HasPrefix(f, field+"[") {
+			parts = append(parts, strconv.Quote(w))
+		}
+	}
+	if len(parts) > 0 {
+		slices.Sort(parts)
+		value = "(not shown: it holds " + strings.Join(parts, ", ") + ")"
+	}
+	return &FieldError{Field: field, Value: value, Rule: rule}
+}
+
+// regexpProblem is what is wrong with the regular expression of field:
+// the parser's message, which quotes the expression, or only its kind of
+// error when the expression came from the environment.
+func (p *Pipeline) regexpProblem(field string, err error) string {
+	if _, ok := p.written[field]; !ok {
+		return err.Error()
+	}
+	if se := (*syntax.Error)(nil); errors.As(err, &se) {
+		return string(se.Code)
+	}
+	return "it does not compile"
+}
+
 func kindNames() []string {
 	var names []string
 	for _, k := range append(slices.Clone(kg.TextKinds), kg.TableKinds...) {
@@ -414,7 +491,7 @@ func kindNames() []string {
 // Validate returns every problem of the pipeline at once.
 func (p *Pipeline) Validate() error {
 	var errs []error
-	bad := func(field string, value any, rule string) { errs = append(errs, &FieldError{field, value, rule}) }
+	bad := func(field string, value any, rule string) { errs = append(errs, p.fieldError(field, value, rule)) }
 	if strings.TrimSpace(p.Name) == "" {
 		bad("name", `""`, "is required")
 	}
@@ -445,7 +522,7 @@ func (p *Pipeline) Validate() error {
 		}
 		if s.RecordStart != "" {
 			if _, err := regexp.Compile(s.RecordStart); err != nil {
-				bad(f+".record_start", s.RecordStart, "is not a valid regular expression: "+err.Error())
+				bad(f+".record_start", s.RecordStart, "is not a valid regular expression: "+p.regexpProblem(f+".record_start", err))
 			}
 		}
 		if s.Chunking != nil {

@@ -144,7 +144,7 @@ func (p *askProgress) report(pr agent.Progress) {
 		return
 	}
 	if p.err == nil {
-		_, p.err = fmt.Fprintf(p.w, "[%d/%d] %s %s: %s (%s)\n", pr.Call, pr.Budget, pr.Step.Tool, args, result, elapsed)
+		_, p.err = io.WriteString(p.w, termText(fmt.Sprintf("[%d/%d] %s %s: %s (%s)\n", pr.Call, pr.Budget, pr.Step.Tool, args, result, elapsed)))
 	}
 }
 
@@ -180,7 +180,8 @@ func askError(err error) error {
 }
 
 // printAnswer prints the tool calls, one line each with the first lines of
-// their results, then the answer and its citations.
+// their results, then the answer and its citations, escaped for a
+// terminal (termText): all of it comes from the bundle or the model.
 func printAnswer(w io.Writer, ans agent.Answer) error {
 	var b strings.Builder
 	for i, s := range ans.Steps {
@@ -206,7 +207,7 @@ func printAnswer(w io.Writer, ans agent.Answer) error {
 	}
 	fmt.Fprintf(&b, "%d tool calls (%d failed) of %d, format %s, confidence %.2f, %d unique input tokens\n",
 		len(ans.Steps), ans.FailedCalls(), ans.Budget, ans.Format, ans.Confidence, ans.Tokens.UniqueInput)
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, termText(b.String()))
 	return err
 }
 

@@ -148,7 +148,8 @@ func buildCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
-// summary renders the build's summary for a person.
+// summary renders the build's summary for a person, escaped for a
+// terminal (termText).
 func summary(r *stages.Report) string {
 	var w strings.Builder
 	fmt.Fprintf(&w, "build %s: %s\n", r.BuildID, r.Status)
@@ -190,7 +191,7 @@ func summary(r *stages.Report) string {
 	for _, rj := range r.Rejected {
 		fmt.Fprintf(&w, "  rejected:  %s %s: %s\n", rj.Stage, rj.Item, rj.Reason)
 	}
-	return w.String()
+	return termText(w.String()) // a rejection names a file and quotes what was wrong with it
 }
 
 // keptSummary renders how many triplets or entities the build holds: all

@@ -37,8 +37,8 @@ func verifyCmd() *cobra.Command {
 			if !m.HasTableDigests() {
 				tables = "no table digests before format 1.3"
 			}
-			fmt.Printf("ok: %s %s build %s, %d files, %s, %d nodes, %d edges, %d chunks\n",
-				m.Format, m.Version, m.BuildID, len(m.Files), tables, m.Counts["nodes"], m.Counts["edges"], m.Counts["chunks"])
+			fmt.Print(termText(fmt.Sprintf("ok: %s %s build %s, %d files, %s, %d nodes, %d edges, %d chunks\n",
+				m.Format, m.Version, m.BuildID, len(m.Files), tables, m.Counts["nodes"], m.Counts["edges"], m.Counts["chunks"])))
 			return nil
 		},
 	}

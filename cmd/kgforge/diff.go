@@ -38,7 +38,7 @@ func bundleDiffCmd() *cobra.Command {
 			diffs := bundle.Compare(ms[0], ms[1])
 			count := map[string]int{}
 			for _, d := range diffs {
-				fmt.Printf("%s %s: %s\n", d.Kind, d.Name, d.Detail)
+				fmt.Print(termText(fmt.Sprintf("%s %s: %s\n", d.Kind, d.Name, d.Detail)))
 				count[d.Kind]++
 			}
 			if len(diffs) > 0 {
@@ -48,7 +48,7 @@ func bundleDiffCmd() *cobra.Command {
 			if !ms[0].HasTableDigests() || !ms[1].HasTableDigests() {
 				how = bundle.DataFile + " by its bytes (a bundle before format 1.3 has no table digests)"
 			}
-			fmt.Printf("same content: build %s and build %s (files by checksum, %s)\n", ms[0].BuildID, ms[1].BuildID, how)
+			fmt.Print(termText(fmt.Sprintf("same content: build %s and build %s (files by checksum, %s)\n", ms[0].BuildID, ms[1].BuildID, how)))
 			return nil
 		},
 	}
@@ -255,6 +255,6 @@ func (d *graphDiff) print(w io.Writer, limit int) error {
 	if d.Equal {
 		fmt.Fprintln(&b, "same graph: nodes, edges, merges and links")
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, termText(b.String()))
 	return err
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -114,7 +115,11 @@ func runEval(ctx context.Context, g *globals, f *evalFlags) (err error) {
 	results, runErr := eval.Run(ctx, set, agents, g.log)
 	rep := eval.Summarize(results, f.seed)
 	rep.Set, rep.Model, rep.Bundle, rep.Date = set.Name, f.opts.Model, b.Dir, time.Now().UTC().Format(time.DateOnly)
-	if err := rep.WriteTable(os.Stdout); err != nil {
+	var table strings.Builder
+	if err := rep.WriteTable(&table); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(os.Stdout, termText(table.String())); err != nil {
 		return err
 	}
 	if f.out != "" {

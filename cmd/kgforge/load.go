@@ -49,7 +49,7 @@ func loadCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Printf("loaded build %s: %s\n", b.Manifest.BuildID, neo4jSummary(st))
+			fmt.Print(termText(fmt.Sprintf("loaded build %s: %s\n", b.Manifest.BuildID, neo4jSummary(st))))
 			return nil
 		},
 	}

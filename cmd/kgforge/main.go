@@ -86,7 +86,7 @@ func run(ctx context.Context, args []string) int {
 	if g.log != nil && g.logFormat == "json" {
 		g.log.Error("kgforge failed", "err", err.Error(), "exit_code", code) // a scheduler's log stays one JSON object a line
 	} else {
-		fmt.Fprintln(os.Stderr, "kgforge:", err)
+		fmt.Fprintln(os.Stderr, "kgforge:", termText(err.Error())) // an error may quote a document or the model
 	}
 	return code
 }

@@ -32,7 +32,7 @@ func packCmd() *cobra.Command {
 			if err := b.Pack(out); err != nil {
 				return err
 			}
-			fmt.Printf("packed build %s into %s\n", b.Manifest.BuildID, out)
+			fmt.Print(termText(fmt.Sprintf("packed build %s into %s\n", b.Manifest.BuildID, out)))
 			return nil
 		},
 	}

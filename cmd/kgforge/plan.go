@@ -60,7 +60,8 @@ func printPlan(ctx context.Context, rn *stages.Runner, p *pipelines.Pipeline, as
 	return nil
 }
 
-// planText renders a plan for a person.
+// planText renders a plan for a person, escaped for a terminal (termText):
+// it names files and quotes why one was rejected.
 func planText(out planOutput) string {
 	f := out.Forecast
 	var w strings.Builder
@@ -88,7 +89,7 @@ func planText(out planOutput) string {
 	for _, rj := range f.Rejected {
 		fmt.Fprintf(&w, "  rejected:  %s %s: %s\n", rj.Stage, rj.Item, rj.Reason)
 	}
-	return w.String()
+	return termText(w.String())
 }
 
 // estimateText renders what the misses would cost.

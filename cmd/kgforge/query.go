@@ -67,15 +67,27 @@ func runQuery(cmd *cobra.Command, dir, q string, maxRows int, lim duck.SandboxLi
 		return fmt.Errorf("query bundle %s: %w", b.Dir, sandboxError(err))
 	}
 	var out strings.Builder
-	fmt.Fprintln(&out, strings.Join(cols, "\t"))
+	writeRow(&out, cols)
 	for _, r := range rows {
-		fmt.Fprintln(&out, strings.Join(r, "\t"))
+		writeRow(&out, r)
 	}
 	if truncated {
 		fmt.Fprintf(&out, "(first %d rows; raise --max-rows for more)\n", maxRows)
 	}
 	_, err = io.WriteString(cmd.OutOrStdout(), out.String())
 	return err
+}
+
+// writeRow writes one line of tab-separated cells, each escaped (termCell):
+// a cell holds whatever a document or the model wrote.
+func writeRow(w *strings.Builder, cells []string) {
+	for i, c := range cells {
+		if i > 0 {
+			w.WriteByte('\t')
+		}
+		w.WriteString(termCell(c))
+	}
+	w.WriteByte('\n')
 }
 
 // sandboxFlags binds the flags of the SQL sandbox's limits (query and ask).

@@ -16,6 +16,12 @@ import (
 // timestamps, and returns its output directory.
 func queryBundle(t *testing.T) string {
 	t.Helper()
+	return bundleWithNode(t, "Velora")
+}
+
+// bundleWithNode is queryBundle with the one node named name.
+func bundleWithNode(t *testing.T, name string) string {
+	t.Helper()
 	out := t.TempDir()
 	w, err := bundle.Create(out, "b1")
 	if err != nil {
@@ -29,7 +35,7 @@ func queryBundle(t *testing.T) string {
 		('S1', DATE '2025-02-24', TIMESTAMP '2025-02-24 10:30:00', TIMESTAMPTZ '2025-02-24 10:30:00+00')) t(id, day, shipped_at, shipped_tz)`); err != nil {
 		t.Fatal(err)
 	}
-	g := kg.Graph{Nodes: []kg.Node{{ID: "n1", Name: "Velora", Kind: kg.NodeConcept, Labels: []string{"Entity"}}}}
+	g := kg.Graph{Nodes: []kg.Node{{ID: "n1", Name: name, Kind: kg.NodeConcept, Labels: []string{"Entity"}}}}
 	tables := []kg.Table{{Name: "shipments", Columns: []kg.Column{{Name: "id"}, {Name: "day"}, {Name: "shipped_at"}, {Name: "shipped_tz"}}}}
 	if _, err := w.Commit(bundle.Contents{Graph: g, Tables: tables}, bundle.Manifest{}); err != nil {
 		t.Fatal(err)

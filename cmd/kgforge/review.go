@@ -49,8 +49,8 @@ func reviewCmd(g *globals) *cobra.Command {
 			if !isLoopback(host) {
 				g.log.Warn("the review page has no login: anyone who can reach the address can decide", "addr", addr)
 			}
-			fmt.Printf("reviewing %d items of build %s at http://%s/ (decisions go to %s; Ctrl-C to stop)\n",
-				len(s.Items()), s.BuildID(), ln.Addr(), overrides)
+			fmt.Print(termText(fmt.Sprintf("reviewing %d items of build %s at http://%s/ (decisions go to %s; Ctrl-C to stop)\n",
+				len(s.Items()), s.BuildID(), ln.Addr(), overrides)))
 			return s.Serve(cmd.Context(), ln)
 		},
 	}

@@ -24,7 +24,7 @@ func validateCmd() *cobra.Command {
 			if n := len(p.LLM.Endpoints); n > 0 {
 				llmPart = fmt.Sprintf(", llm: %d endpoints, %d slots", n, p.LLM.Slots())
 			}
-			fmt.Printf("ok: pipeline %s (%s): %d sources, gates: %d%s\n", p.Name, args[0], len(p.Sources), p.Gates.Count(), llmPart)
+			fmt.Print(termText(fmt.Sprintf("ok: pipeline %s (%s): %d sources, gates: %d%s\n", p.Name, args[0], len(p.Sources), p.Gates.Count(), llmPart)))
 			return nil
 		},
 	}
