@@ -139,6 +139,9 @@ func actionSchema(tools []Tool) json.RawMessage {
 	b.WriteString(`{"anyOf":[`)
 	for i, t := range tools {
 		params := t.Params
+		if len(t.Grammar) > 0 {
+			params = t.Grammar
+		}
 		if len(params) == 0 {
 			params = json.RawMessage(`{"type":"object","properties":{}}`)
 		}

@@ -20,6 +20,11 @@ type Tool struct {
 	Name        string
 	Description string          // what it does and how to call it, for the model and MCP clients
 	Params      json.RawMessage // JSON schema of the arguments object
+	// Grammar, when set, is a stricter schema of the same arguments that
+	// the json and completion formats constrain a call with (the server's
+	// grammar follows it); Params stays the plain object schema that tool
+	// calling and MCP clients take.
+	Grammar json.RawMessage
 	// Run executes one call. An error is for the model to act on: return a
 	// *CallError that says what was wrong and how to call the tool right.
 	Run func(ctx context.Context, args json.RawMessage) (string, error)
@@ -91,6 +96,10 @@ func NewToolbox(ctx context.Context, b *bundle.Bundle, lim duck.SandboxLimits) (
 	}
 	t := &Toolbox{b: b, sb: sb}
 	t.tools = append(t.baseTools(), t.graphTools()...)
+	if sel, ok := t.selectTool(); ok { // after query, before the graph tools
+		i := slices.IndexFunc(t.tools, func(x Tool) bool { return x.Name == ToolQuery }) + 1
+		t.tools = slices.Insert(t.tools, i, sel)
+	}
 	return t, nil
 }
 
