@@ -1,6 +1,12 @@
 package review
 
 import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"kgforge/bundle"
 	"kgforge/consolidate"
 )
 
@@ -88,4 +94,52 @@ func memberStatus(o *consolidate.Overrides, m Member) Status {
 		}
 	}
 	return s
+}
+
+// ErrOverridesInBundle means the overrides file given to New lies inside
+// the bundle under review: a decision written there would change a bundle,
+// which is written once and then read-only, and make it invalid.
+var ErrOverridesInBundle = errors.New("the overrides file is inside the bundle under review")
+
+// outsideBundle returns an error wrapping ErrOverridesInBundle when path,
+// with every symbolic link resolved, lies inside b's directory or is b's
+// archive: where Save would write (the file's directory resolved, as the
+// new file is renamed over a link), or what a link there points to.
+func outsideBundle(path string, b *bundle.Bundle) error {
+	refuse := func() error {
+		return fmt.Errorf("review: overrides file %s: %w (%s); keep it beside the bundle, for example in the pipeline's directory", path, ErrOverridesInBundle, b.Dir)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("review: overrides file %s: %w", path, err)
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Dir(abs))
+	if err != nil {
+		return fmt.Errorf("review: overrides file %s: %w", path, err)
+	}
+	places := []string{filepath.Join(dir, filepath.Base(abs))}
+	if target, err := filepath.EvalSymlinks(places[0]); err == nil {
+		places = append(places, target)
+	}
+	var roots []string
+	if bdir, err := filepath.EvalSymlinks(b.Dir); err == nil {
+		roots = append(roots, bdir)
+	} else if bdir, err := filepath.Abs(b.Dir); err == nil {
+		roots = append(roots, bdir)
+	}
+	for _, p := range places {
+		for _, root := range roots {
+			if rel, err := filepath.Rel(root, p); err == nil && filepath.IsLocal(rel) {
+				return refuse()
+			}
+		}
+		if b.Archive != "" {
+			if st, err := os.Stat(b.Archive); err == nil {
+				if pst, err := os.Stat(p); err == nil && os.SameFile(st, pst) {
+					return refuse()
+				}
+			}
+		}
+	}
+	return nil
 }

@@ -35,8 +35,10 @@
 // server's token in a hidden field (403 without it). A malformed path,
 // query or form is answered 400 or 404, a body past 64 KiB 413, one too
 // slow 408. After a decision the server redirects back to
-// the item. Writes are serialised, and each re-reads the overrides file
-// first, so hand edits made while the page is open are kept.
+// the item. Writes are serialised, across processes too, by a flock on a
+// lock file beside the overrides file (lock.go), and each re-reads the
+// file under it, so hand edits and other pages' decisions are kept. An
+// overrides file inside the bundle under review is refused.
 //
 // The page works without JavaScript; the script only adds a filter that
 // hides decided items and keyboard navigation. Every name and text shown

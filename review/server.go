@@ -94,7 +94,7 @@ type Server struct {
 	hosts map[string]bool // Options.AllowHosts, lower case
 	log   *slog.Logger
 	mux   *http.ServeMux
-	mu    sync.Mutex // serialises changes to the overrides file
+	mu    sync.Mutex // serialises this server's changes; the file's lock (lock.go) those of every writer
 }
 
 // New reads the merge log of b and what its items show, checks that the
@@ -106,6 +106,9 @@ func New(ctx context.Context, b *bundle.Bundle, opts Options) (*Server, error) {
 	}
 	if st, err := os.Stat(filepath.Dir(opts.Overrides)); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("review: overrides file %s: its directory does not exist; create it first", opts.Overrides)
+	}
+	if err := outsideBundle(opts.Overrides, b); err != nil {
+		return nil, err
 	}
 	if _, err := consolidate.LoadOverrides(opts.Overrides); err != nil {
 		return nil, fmt.Errorf("review: %w", err)
@@ -377,11 +380,15 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusNotFound, "unknown action %q: use accept, reject or split", action)
 		return
 	}
-	if err := s.change(apply); err != nil {
+	if err := s.change(r.Context(), apply); err != nil {
 		var ce *conflictError
-		if errors.As(err, &ce) {
+		var be *lockBusyError
+		switch {
+		case errors.As(err, &ce):
 			s.fail(w, http.StatusConflict, "%v", err)
-		} else {
+		case errors.As(err, &be):
+			s.fail(w, http.StatusServiceUnavailable, "%v", err)
+		default:
 			s.fail(w, http.StatusInternalServerError, "%v", err)
 		}
 		return
@@ -412,11 +419,21 @@ type conflictError struct{ err error }
 func (e *conflictError) Error() string { return e.err.Error() }
 func (e *conflictError) Unwrap() error { return e.err }
 
-// change applies fn to the overrides file, re-read under the lock so that
-// hand edits and other decisions are kept, and saves it atomically.
-func (s *Server) change(fn func(*consolidate.Overrides)) error {
+// change applies fn to the overrides file, re-read under its lock (lock.go)
+// so that hand edits and the decisions of other review pages on the same
+// file are kept, and saves it atomically before the lock is released.
+func (s *Server) change(ctx context.Context, fn func(*consolidate.Overrides)) (err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	lock, err := lockOverrides(ctx, s.opts.Overrides)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := lock.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("release the overrides file's lock: %w", cerr)
+		}
+	}()
 	o, err := consolidate.LoadOverrides(s.opts.Overrides)
 	if err != nil {
 		return &conflictError{fmt.Errorf("nothing was written: %w; fix the file by hand and decide again", err)}

@@ -130,7 +130,7 @@ func TestMCPStdio_OfficialClientListsAndCallsTheToolsOfTheBuiltBinary(t *testing
 func TestMCPHTTP_ServesTheToolsAndRefusesAForeignHostOrOrigin(t *testing.T) {
 	ctx := context.Background()
 	tb := toolbox(t, testBundle(t))
-	srv := httptest.NewServer(mcp.Handler(mcp.NewServer(tb, "test")))
+	srv := httptest.NewServer(mcp.Handler(mcp.NewServer(tb, "test", mcp.Limits{})))
 	t.Cleanup(srv.Close)
 	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil)
 	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: srv.URL}, nil)

@@ -24,12 +24,16 @@ func mcpCmd(g *globals) *cobra.Command {
 		dir, addr string
 		remote    bool
 		lim       duck.SandboxLimits
+		calls     mcp.Limits
 	)
 	cmd := &cobra.Command{
 		Use:   "mcp --bundle DIR [--http 127.0.0.1:PORT]",
 		Short: "Serve the agent's read-only tools over a bundle to an MCP client (stdio, or streamable HTTP on loopback)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) (err error) {
+			if calls.SessionCalls < 1 || calls.TotalCalls < 1 {
+				return usageError(fmt.Errorf("--session-calls %d, --total-calls %d: each must be at least 1", calls.SessionCalls, calls.TotalCalls))
+			}
 			if addr != "" {
 				if err := mcp.CheckListen(addr, remote); err != nil {
 					return usageError(fmt.Errorf("--http: %w", err))
@@ -49,7 +53,7 @@ func mcpCmd(g *globals) *cobra.Command {
 				defer client.Close()
 				tb.SetEmbedder(withQueryEmbedder(client, b))
 			}
-			s := mcp.NewServer(tb, buildVersion())
+			s := mcp.NewServer(tb, buildVersion(), calls)
 			if addr == "" {
 				return mcp.ServeStdio(cmd.Context(), s)
 			}
@@ -59,6 +63,8 @@ func mcpCmd(g *globals) *cobra.Command {
 	cmd.Flags().StringVarP(&dir, "bundle", "b", "", "bundle directory, or an output directory with a latest link")
 	cmd.Flags().StringVar(&addr, "http", "", "serve streamable HTTP at HOST:PORT (path /mcp) instead of stdio; a loopback address")
 	cmd.Flags().BoolVar(&remote, "allow-remote", false, "let --http listen on a non-loopback address (the server has no authentication: put an authenticating proxy in front)")
+	cmd.Flags().IntVar(&calls.SessionCalls, "session-calls", mcp.DefaultSessionCalls, "tool calls one client session may have running or waiting; more are answered busy at once")
+	cmd.Flags().IntVar(&calls.TotalCalls, "total-calls", mcp.DefaultTotalCalls, "tool calls all sessions together may have running or waiting; more are answered busy at once")
 	sandboxFlags(cmd, &lim)
 	return cmd
 }

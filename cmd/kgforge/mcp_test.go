@@ -15,3 +15,12 @@ func TestMCP_NonLoopbackHTTPAddressIsAUsageErrorUnlessAllowed(t *testing.T) {
 		t.Errorf("--http 0.0.0.0:0 --allow-remote: exit code %d, want %d", code, exitFailed)
 	}
 }
+
+func TestMCP_CallLimitsBelowOneAreAUsageError(t *testing.T) {
+	dir := t.TempDir()
+	for _, flag := range []string{"--session-calls=0", "--total-calls=-1"} {
+		if code := run(context.Background(), []string{"mcp", "--bundle", dir, flag}); code != exitUsage {
+			t.Errorf("%s: exit code %d, want %d", flag, code, exitUsage)
+		}
+	}
+}

@@ -40,6 +40,9 @@ func reviewCmd(g *globals) *cobra.Command {
 			}
 			s, err := review.New(cmd.Context(), b, review.Options{Overrides: overrides, By: cmp.Or(by, reviewer()), AllowHosts: allowHosts, Logger: g.log})
 			if err = errors.Join(err, b.Close()); err != nil { // the server holds what it needs in memory
+				if errors.Is(err, review.ErrOverridesInBundle) {
+					return usageError(fmt.Errorf("--overrides: %w", err))
+				}
 				return err
 			}
 			ln, err := net.Listen("tcp", addr)
