@@ -216,9 +216,6 @@ func (b *build) checkSource(ctx context.Context, u *sourceUnit, sha string) erro
 			return fmt.Errorf("%s: table %q is not one of the source's", unitFile, t.Name)
 		}
 	}
-	if len(m.Wants) != len(m.Tables) {
-		return fmt.Errorf("%s names %d tables and %d wanted names", unitFile, len(m.Tables), len(m.Wants))
-	}
 	if src.Kind.IsTable() || len(m.Batches) == 0 {
 		return nil
 	}

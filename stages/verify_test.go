@@ -24,16 +24,19 @@ import (
 	"kgforge/pipelines"
 )
 
-// threeDocs writes a pipeline over three one-chunk documents, dated an
-// hour ago (so that the file index vouches for them), and returns it.
+// threeDocs writes a pipeline over three one-chunk documents and a CSV
+// table, dated an hour ago (so that the file index vouches for them), and
+// returns it.
 func threeDocs(t *testing.T) *pipelines.Pipeline {
 	t.Helper()
 	dir := t.TempDir()
 	for i := range 3 {
 		writeAged(t, filepath.Join(dir, "docs", docName(i)), plantText(i, "assembles the Trail bike"))
 	}
+	writeAged(t, filepath.Join(dir, "data", "parts.csv"), "part_id,name\nP1,Frame\nP2,Wheel\n")
 	pf := filepath.Join(dir, "p.yaml")
-	raw := "name: three\nsources:\n  - {name: docs, paths: [\"docs/*.md\"]}\nllm: {chat_model: m}\nresolve: {embeddings: false}\n"
+	raw := "name: three\nsources:\n  - {name: docs, paths: [\"docs/*.md\"]}\n  - {name: tables, paths: [\"data/*.csv\"]}\n" +
+		"llm: {chat_model: m}\nresolve: {embeddings: false}\n"
 	if err := os.WriteFile(pf, []byte(raw), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +203,7 @@ func forgeChunkText(t *testing.T, s storedSegment) {
 func TestRunner_ADamagedOrForgedSegmentIsDroppedAndRedone(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		kind  string // the segment of docs/d0.md changed: "source" or "extract"
+		kind  string // the segment changed: docs/d0.md's "source" or "extract" unit, or data/parts.csv's ("table")
 		forge func(*testing.T, storedSegment)
 		resum bool // the forger rewrites the segment's digests too
 	}{
@@ -219,6 +222,7 @@ func TestRunner_ADamagedOrForgedSegmentIsDroppedAndRedone(t *testing.T) {
 		}, true},
 		{"a chunk's text changed under its id, digests rewritten", "source", forgeChunkText, true},
 		{"a source segment's chunks cut short", "source", func(t *testing.T, s storedSegment) { truncate(t, filepath.Join(s.dir, chunksFile)) }, false},
+		{"a table segment's data file cut short", "table", func(t *testing.T, s storedSegment) { truncate(t, filepath.Join(s.dir, tablesFile)) }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := threeDocs(t)
@@ -229,7 +233,11 @@ func TestRunner_ADamagedOrForgedSegmentIsDroppedAndRedone(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			seg := segmentOf(t, rn.OutDir, "docs/d0.md", tc.kind)
+			rel, kind := "docs/d0.md", tc.kind
+			if kind == "table" {
+				rel, kind = "data/parts.csv", "source"
+			}
+			seg := segmentOf(t, rn.OutDir, rel, kind)
 			tc.forge(t, seg)
 			if tc.resum {
 				resum(t, seg.dir)
@@ -258,7 +266,7 @@ func TestRunner_ADamagedOrForgedSegmentIsDroppedAndRedone(t *testing.T) {
 				if pl.Units["extract"].Run != 1 || pl.Units["extract"].Reused != 2 {
 					t.Errorf("extract units %+v; want 1 run again, 2 reused", *pl.Units["extract"])
 				}
-			case "source":
+			case "source", "table":
 				if pl.SourcesRead != 1 || pl.Units["extract"].Reused != 3 {
 					t.Errorf("%d sources read, extract units %+v; want 1 read again, every extract unit reused", pl.SourcesRead, *pl.Units["extract"])
 				}
