@@ -327,10 +327,19 @@ func (b *build) assemble(ctx context.Context, units []sourceUnit) (assembled, er
 
 // assembleDocument reads back a document's chunks (their text only when
 // keepText) and what its extract units found, their strings copied out of
-// the reader's buffers through in.
+// the reader's buffers through in. What the units found is grounded again
+// in the chunks' text (verify.go): it was when the units were reused, but
+// the state directory could change since.
 func (b *build) assembleDocument(ctx context.Context, a *assembled, u *sourceUnit, keepText bool, in interner) error {
 	a.docs = append(a.docs, u)
+	var byID map[string]kg.Chunk
+	if len(u.extract) > 0 {
+		byID = map[string]kg.Chunk{}
+	}
 	err := b.eachChunkOf(ctx, u, func(c kg.Chunk) error {
+		if byID != nil {
+			byID[c.ID] = c
+		}
 		if !keepText {
 			c.Text = ""
 		}
@@ -341,9 +350,18 @@ func (b *build) assembleDocument(ctx context.Context, a *assembled, u *sourceUni
 	if err != nil {
 		return err
 	}
-	for _, addr := range u.extract {
+	for k, addr := range u.extract {
 		b.segments = append(b.segments, addr)
-		err := b.readExtract(ctx, addr, func(res extract.Result, m extractMeta) {
+		bm := u.meta.Batches[k] // a build that is no shard has every unit of the document
+		ex, err := b.verifier(ctx, u.asks[k], bm.Chunks[0])
+		if err != nil {
+			return err
+		}
+		err = b.readExtract(ctx, addr, func(res extract.Result, m extractMeta) {
+			res, drops := verifyResult(ex, byID, bm.Chunks, res)
+			for _, d := range drops {
+				b.rep.warn("state", extractUnitName(u, k), fmt.Sprintf("segment %s: %s does not ground in its chunk (%s): left out", addr, d.what, d.Reason))
+			}
 			for _, t := range res.Triplets {
 				in.triplet(&t)
 				a.triplets = append(a.triplets, t)
@@ -353,6 +371,10 @@ func (b *build) assembleDocument(ctx context.Context, a *assembled, u *sourceUni
 				a.entities = append(a.entities, e)
 			}
 			for _, r := range m.Rejected {
+				if r.Stage != "extract" || !slices.Contains(bm.Chunks, r.Item) {
+					b.rep.warn("state", extractUnitName(u, k), fmt.Sprintf("segment %s rejects %q, not a chunk of its unit: left out", addr, r.Item))
+					continue
+				}
 				b.rep.reject(r.Stage, r.Item, r.Reason)
 			}
 		})
@@ -388,7 +410,15 @@ func (b *build) eachChunkOf(ctx context.Context, u *sourceUnit, fn func(kg.Chunk
 	if err != nil {
 		return fmt.Errorf("source %s: %w", u.found.Rel, err)
 	}
-	if err := bundle.ReadChunks(ctx, filepath.Join(seg, chunksFile), fn); err != nil {
+	// The chunks were checked when the unit was reused; checked again as
+	// they are read, since the segment could change since.
+	err = bundle.ReadChunks(ctx, filepath.Join(seg, chunksFile), func(c kg.Chunk) error {
+		if err := checkChunk(c, u.meta.Source.ID); err != nil {
+			return err
+		}
+		return fn(c)
+	})
+	if err != nil {
 		return fmt.Errorf("source %s: read its chunks: %w", u.found.Rel, err)
 	}
 	return nil

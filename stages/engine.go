@@ -94,32 +94,45 @@ func (b *build) feed(ctx context.Context, u *sourceUnit, jobs chan<- chunkJob) e
 		return nil
 	}
 	var byID map[string]kg.Chunk
-	for k, bm := range u.meta.Batches {
-		if !b.mine(bm) {
-			continue // another shard's
-		}
-		addr, err := b.extractAddress(ctx, bm)
-		if err != nil {
-			return err
-		}
-		u.extract = append(u.extract, addr)
-		if !b.runsExtract(u, k, addr) {
-			continue
-		}
+	chunks := func() (map[string]kg.Chunk, error) {
 		if byID == nil {
 			chunks, err := b.chunksOf(ctx, u)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			byID = make(map[string]kg.Chunk, len(chunks))
 			for _, c := range chunks {
 				byID[c.ID] = c
 			}
 		}
-		bt, err := newBatch(addr, bm, byID)
+		return byID, nil
+	}
+	for k, bm := range u.meta.Batches {
+		if !b.mine(bm) {
+			continue // another shard's
+		}
+		addr, made, err := b.extractInputs(ctx, bm)
 		if err != nil {
 			return err
 		}
+		u.extract = append(u.extract, addr)
+		u.asks = append(u.asks, bm.Ask)
+		run, err := b.runsExtract(ctx, u, k, addr, made, chunks)
+		if err != nil {
+			return err
+		}
+		if !run {
+			continue
+		}
+		got, err := chunks()
+		if err != nil {
+			return err
+		}
+		bt, err := newBatch(addr, bm, got)
+		if err != nil {
+			return err
+		}
+		bt.made = made
 		for i := range bt.chunks {
 			if b.rn.Progress != nil {
 				b.rn.Progress.Queued()

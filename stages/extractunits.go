@@ -23,6 +23,20 @@ type extractMeta struct {
 	// Rejected are the chunks rejected alone (unparsable replies, too
 	// long), kept so that an unchanged chunk is not sent again.
 	Rejected []Reject `json:"rejected"`
+	// Made is what the unit was made with besides its chunks: what a
+	// reduce names when a unit of the same chunks made with other inputs
+	// is stored and the unit itself is not.
+	Made *extractInputs `json:"made,omitempty"`
+}
+
+// extractInputs are the inputs of an extract unit's address other than
+// its chunks, as a person can compare them.
+type extractInputs struct {
+	Model         string `json:"model"`
+	ModelDigest   string `json:"model_digest,omitempty"` // empty for a unit that asks the model nothing
+	PromptVersion string `json:"prompt_version"`
+	Options       string `json:"options"` // a digest of the other extraction options
+	Code          string `json:"code"`
 }
 
 func hasSentence(c kg.Chunk) bool { return len(extract.Sentences(c.Text)) > 0 }
@@ -35,15 +49,25 @@ func hasSentence(c kg.Chunk) bool { return len(extract.Sentences(c.Text)) > 0 }
 // Building the extractor here, even when every unit is reused, keeps the
 // manifest's prompt version that of the mode the triplets were made in.
 func (b *build) extractAddress(ctx context.Context, bm batchMeta) (string, error) {
+	addr, _, err := b.extractInputs(ctx, bm)
+	return addr, err
+}
+
+// extractInputs returns the address of the extract unit bm and its inputs
+// besides its chunks.
+func (b *build) extractInputs(ctx context.Context, bm batchMeta) (string, *extractInputs, error) {
 	opts, version := b.exOpts, b.checked.PromptVersion()
 	if bm.Ask {
 		ex, err := b.ex.extractor(ctx, kg.Chunk{ID: bm.Chunks[0]})
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		opts.ModelDigest, version = b.digests.known(opts.Model), ex.PromptVersion()
 	}
-	return address("extract", bm.Chunks, opts, version, b.code), nil
+	rest := opts
+	rest.Model, rest.ModelDigest = "", ""
+	made := &extractInputs{Model: opts.Model, ModelDigest: opts.ModelDigest, PromptVersion: version, Options: address("options", rest), Code: b.code}
+	return address("extract", bm.Chunks, opts, version, b.code), made, nil
 }
 
 // batch is an extract unit running now: its chunks go to the extract
@@ -51,6 +75,7 @@ func (b *build) extractAddress(ctx context.Context, bm batchMeta) (string, error
 // unit's segment.
 type batch struct {
 	addr    string
+	made    *extractInputs
 	chunks  []kg.Chunk
 	mu      sync.Mutex
 	results []extract.Result
@@ -77,7 +102,7 @@ func (b *build) done(j chunkJob, res extract.Result, rej *Reject) error {
 		return nil
 	}
 	return b.st.put(bt.addr, func(dir string) (any, error) {
-		m := extractMeta{Rejected: []Reject{}}
+		m := extractMeta{Rejected: []Reject{}, Made: bt.made}
 		var ts []kg.Triplet
 		var es []kg.Mention
 		for i, c := range bt.chunks {

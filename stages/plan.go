@@ -152,7 +152,7 @@ func (pl *planner) source(ctx context.Context, f ingest.Found) (sourceUnit, erro
 	}
 	if info, err := b.root.Stat(f.Rel); err == nil {
 		if sha, ok := b.index.lookup(b.indexKey(f), info); ok {
-			if addr := b.sourceAddress(f, sha); b.st.has(addr) {
+			if addr := b.sourceAddress(f, sha); b.st.usable(addr) {
 				u.addr, u.reused = addr, true
 				units.Reused++
 				return u, b.st.meta(addr, &u.meta)
@@ -169,7 +169,7 @@ func (pl *planner) source(ctx context.Context, f ingest.Found) (sourceUnit, erro
 		return u, nil
 	}
 	u.addr = b.sourceAddress(f, o.Source.SHA256)
-	if b.st.has(u.addr) {
+	if b.st.usable(u.addr) {
 		u.reused = true
 		units.Reused++
 		err := b.st.meta(u.addr, &u.meta)
@@ -210,7 +210,7 @@ func (pl *planner) extract(ctx context.Context, u *sourceUnit) error {
 		if err != nil {
 			return err
 		}
-		if b.st.has(addr) {
+		if b.st.usable(addr) {
 			f.Units["extract"].Reused++
 			f.Chunks.Reused += len(bm.Chunks)
 			continue

@@ -2,10 +2,12 @@ package stages
 
 import (
 	"cmp"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,10 +32,15 @@ import (
 // some shard has not run, or failed, or ran other inputs.
 var ErrUnitsMissing = errors.New("extract units have no segment")
 
-// MissingError lists the extract units a reduce found with no segment. It
-// wraps ErrUnitsMissing.
+// MissingError lists the extract units a reduce found with no segment,
+// and why. It wraps ErrUnitsMissing.
 type MissingError struct {
 	Units []string // "SOURCE extract unit K of M (first chunk ID)", in plan order per source
+	// Why says, for each of Units, why it has no segment: its segment did
+	// not verify, segments of its chunks were made with other inputs
+	// (another model, prompt version, options or kgforge), or no segment
+	// of its chunks is stored at all.
+	Why []string
 }
 
 func (e *MissingError) Error() string {
@@ -43,8 +50,22 @@ func (e *MissingError) Error() string {
 	if len(e.Units) > show {
 		more = fmt.Sprintf("; and %d more", len(e.Units)-show)
 	}
-	return fmt.Sprintf("reduce: %d %v (run their shards first, or a plain build): %s%s",
-		len(e.Units), ErrUnitsMissing, strings.Join(list, "; "), more)
+	var why []string
+	count := map[string]int{}
+	for _, w := range e.Why {
+		if count[w]++; count[w] == 1 {
+			why = append(why, w)
+		}
+	}
+	for i, w := range why {
+		why[i] = fmt.Sprintf("%d %s", count[w], w)
+	}
+	reasons := ""
+	if len(why) > 0 {
+		reasons = strings.Join(why, "; ") + ": "
+	}
+	return fmt.Sprintf("reduce: %d %v (run their shards first, or a plain build): %s%s%s",
+		len(e.Units), ErrUnitsMissing, reasons, strings.Join(list, "; "), more)
 }
 
 func (e *MissingError) Unwrap() error { return ErrUnitsMissing }
@@ -52,7 +73,15 @@ func (e *MissingError) Unwrap() error { return ErrUnitsMissing }
 // scaleOut is what a shard or a reduce run notes while its units run.
 type scaleOut struct {
 	mu      sync.Mutex
-	missing []string // a reduce's extract units with no segment
+	missing []missingUnit // a reduce's extract units with no segment
+}
+
+// missingUnit is an extract unit a reduce found with no segment.
+type missingUnit struct {
+	name   string
+	chunks []string
+	made   *extractInputs // this run's inputs
+	why    string         // when known where it was found missing
 }
 
 // checkScale refuses a Shard or Reduce that makes no sense.
@@ -121,22 +150,36 @@ func (b *build) firstSource() int {
 }
 
 // runsExtract decides what this run does with the extract unit at addr,
-// the k-th of u's, that it extracts (mine): reuse a stored segment, run
-// it, or, in a reduce, note it missing.
-func (b *build) runsExtract(u *sourceUnit, k int, addr string) bool {
+// the k-th of u's, that it extracts (mine): reuse a stored segment that
+// verifies, run it, or, in a reduce, note it missing. chunks returns the
+// unit's chunks by id.
+func (b *build) runsExtract(ctx context.Context, u *sourceUnit, k int, addr string, made *extractInputs, chunks func() (map[string]kg.Chunk, error)) (bool, error) {
 	bm := u.meta.Batches[k]
-	switch {
-	case b.st.has(addr):
-		b.count(func(p *Plan) { p.Units["extract"].Reused++; p.ChunksReused += len(bm.Chunks) })
-		return false
-	case b.rn.Reduce:
+	var bad error
+	if b.st.has(addr) {
+		why, err := b.reuseExtract(ctx, u, k, addr, chunks)
+		if err != nil {
+			return false, err
+		}
+		if why == nil {
+			b.count(func(p *Plan) { p.Units["extract"].Reused++; p.ChunksReused += len(bm.Chunks) })
+			return false, nil
+		}
+		bad = fmt.Errorf("segment %s: %w", addr, why)
+	}
+	if b.rn.Reduce {
+		mu := missingUnit{name: fmt.Sprintf("%s (first chunk %s)", extractUnitName(u, k), bm.Chunks[0]), chunks: bm.Chunks, made: made}
+		if bad != nil {
+			mu.why = "with a segment that did not verify and was removed"
+			mu.name = fmt.Sprintf("%s (first chunk %s; %v)", extractUnitName(u, k), bm.Chunks[0], bad)
+		}
 		b.sc.mu.Lock()
 		defer b.sc.mu.Unlock()
-		b.sc.missing = append(b.sc.missing, fmt.Sprintf("%s extract unit %d of %d (first chunk %s)", u.found.Rel, k+1, len(u.meta.Batches), bm.Chunks[0]))
-		return false
+		b.sc.missing = append(b.sc.missing, mu)
+		return false, nil
 	}
 	b.count(func(p *Plan) { p.Units["extract"].Run++ })
-	return true
+	return true, nil
 }
 
 // missingErr is the reduce's failure when extract units have no segment.
@@ -146,7 +189,68 @@ func (b *build) missingErr() error {
 	if len(b.sc.missing) == 0 {
 		return nil
 	}
-	return &MissingError{Units: b.sc.missing}
+	others := b.st.madeOf()
+	e := &MissingError{}
+	for _, m := range b.sc.missing {
+		e.Units = append(e.Units, m.name)
+		e.Why = append(e.Why, cmp.Or(m.why, whyMissing(m, others[strings.Join(m.chunks, " ")])))
+	}
+	return e
+}
+
+// madeOf reads what every stored extract segment was made with, by its
+// chunks (their ids joined by spaces); a segment it cannot read is left
+// out (it only explains what is missing).
+func (s *state) madeOf() map[string][]*extractInputs {
+	out := map[string][]*extractInputs{}
+	all, err := s.segs.List()
+	if err != nil {
+		return out
+	}
+	for _, addr := range all {
+		var m extractMeta
+		if s.meta(addr, &m) != nil || len(m.Chunks) == 0 {
+			continue
+		}
+		key := strings.Join(m.Chunks, " ")
+		out[key] = append(out[key], m.Made)
+	}
+	return out
+}
+
+// whyMissing says why an extract unit has no segment, given what the
+// stored segments of the same chunks were made with.
+func whyMissing(m missingUnit, others []*extractInputs) string {
+	if len(others) == 0 {
+		return "with no segment of their chunks at all (their shard has not run, or failed before them)"
+	}
+	slices.SortFunc(others, func(x, y *extractInputs) int {
+		if x == nil || y == nil {
+			return cmp.Compare(boolInt(x != nil), boolInt(y != nil))
+		}
+		return cmp.Or(strings.Compare(x.Model, y.Model), strings.Compare(x.ModelDigest, y.ModelDigest), strings.Compare(x.PromptVersion, y.PromptVersion))
+	})
+	o, w := others[len(others)-1], m.made
+	switch {
+	case o == nil || w == nil:
+		return "with segments of their chunks made by an older kgforge, which does not record its inputs"
+	case o.Model != w.Model || o.ModelDigest != w.ModelDigest:
+		return fmt.Sprintf("with segments made by another chat model: %s@%s, this run's is %s@%s", o.Model, o.ModelDigest, w.Model, w.ModelDigest)
+	case o.PromptVersion != w.PromptVersion:
+		return fmt.Sprintf("with segments made with another prompt version: %s, this run's is %s", o.PromptVersion, w.PromptVersion)
+	case o.Options != w.Options:
+		return "with segments made with other extraction options (the pipeline's llm or extract settings changed)"
+	case o.Code != w.Code:
+		return fmt.Sprintf("with segments made by another kgforge: %s, this run is %s", o.Code, w.Code)
+	}
+	return "with segments of their chunks made with the same inputs under another address"
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // finishShard ends a shard run: its report counts the sources it ran or

@@ -38,6 +38,9 @@ const (
 type state struct {
 	dir  string
 	segs SegmentStore
+
+	mu       sync.Mutex
+	verified map[string]bool // the segments whose digests this build checked (sound)
 }
 
 // openState opens (creating it if needed) the state directory of outDir

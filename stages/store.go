@@ -20,11 +20,13 @@ type SegmentStore interface {
 	Has(addr string) bool
 	// Put stores the segment at addr: write fills an empty local directory
 	// with the segment's files and returns what the unit file is to say of
-	// the unit (JSON). Nothing is visible at addr until all of it is; a
-	// segment already at addr is kept, and Put returns nil.
+	// the unit (JSON); Put adds the unit file, then the digests of every
+	// file (sumsFile, verify.go). Nothing is visible at addr until all of
+	// it is; a segment already at addr is kept, and Put returns nil.
 	Put(addr string, write func(dir string) (meta any, err error)) error
 	// Get returns a local directory holding the files of the segment at
-	// addr, its unit file among them (unitFile), to be read, not written.
+	// addr, its unit file and digests among them (unitFile, sumsFile), to
+	// be read, not written.
 	Get(addr string) (dir string, err error)
 	// List returns the address of every whole segment, in no order.
 	List() ([]string, error)
@@ -92,6 +94,9 @@ func (s *localStore) Put(addr string, write func(dir string) (meta any, err erro
 		return err
 	}
 	if err := writeFileSync(filepath.Join(tmp, unitFile), meta); err != nil {
+		return fmt.Errorf("write segment %s: %w", addr, err)
+	}
+	if err := writeSums(tmp); err != nil {
 		return fmt.Errorf("write segment %s: %w", addr, err)
 	}
 	if err := syncPath(tmp); err != nil {

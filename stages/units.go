@@ -58,6 +58,7 @@ type sourceUnit struct {
 	reused  bool
 	chunks  []kg.Chunk // the chunks, while the unit feeds its extract units
 	extract []string   // the addresses of its extract units
+	asks    []bool     // whether each of them asks the model (batchMeta.Ask)
 }
 
 // sourceAddress is the content address of a source unit: the source, its
@@ -89,12 +90,16 @@ func (b *build) readSource(ctx context.Context, f ingest.Found) (sourceUnit, err
 	if info, err := b.root.Stat(f.Rel); err == nil {
 		if sha, ok := b.index.lookup(b.indexKey(f), info); ok {
 			if addr := b.sourceAddress(f, sha); b.st.has(addr) {
-				u.addr, u.reused = addr, true
-				err := b.st.meta(addr, &u.meta)
-				// The segment may come from a read of the same content
-				// at another time: the file's own time is the truth.
-				u.meta.Source.Modified = info.ModTime().UTC()
-				return u, err
+				u.addr = addr
+				ok, err := b.reuseSource(ctx, &u, sha)
+				if err != nil || ok {
+					u.reused = ok
+					// The segment may come from a read of the same content
+					// at another time: the file's own time is the truth.
+					u.meta.Source.Modified = info.ModTime().UTC()
+					return u, err
+				}
+				u.addr = ""
 			}
 		}
 	}
@@ -111,10 +116,12 @@ func (b *build) readSource(ctx context.Context, f ingest.Found) (sourceUnit, err
 	b.index.record(b.indexKey(f), o.Source.Bytes, o.Source.Modified, time.Now(), o.Source.SHA256)
 	u.addr = b.sourceAddress(f, o.Source.SHA256)
 	if b.st.has(u.addr) {
-		u.reused = true
-		err := b.st.meta(u.addr, &u.meta)
-		u.meta.Source = o.Source // the same content; its time may be newer
-		return u, err
+		ok, err := b.reuseSource(ctx, &u, o.Source.SHA256)
+		if err != nil || ok {
+			u.reused = ok
+			u.meta.Source = o.Source // the same content; its time may be newer
+			return u, err
+		}
 	}
 	u.meta.Source = o.Source
 	if o.Source.Kind.IsTable() {
@@ -225,6 +232,9 @@ func (b *build) chunksOf(ctx context.Context, u *sourceUnit) ([]kg.Chunk, error)
 		return nil, fmt.Errorf("source %s: %w", u.found.Rel, err)
 	}
 	err = bundle.ReadChunks(ctx, filepath.Join(seg, chunksFile), func(c kg.Chunk) error {
+		if err := checkChunk(c, u.meta.Source.ID); err != nil {
+			return err
+		}
 		out = append(out, c)
 		return nil
 	})
