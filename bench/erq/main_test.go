@@ -15,7 +15,7 @@ import (
 func TestRun_SyntheticWithoutServer(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "erq.json")
 	o := options{
-		sets: []string{"synthetic"}, methods: []string{"exact", "fuzzy"}, seed: 1, draws: 3,
+		sets: []string{"synthetic"}, methods: []string{"exact", "fuzzy"}, seed: 1, draws: 3, report: reportTable,
 		fuzzy: 0.8, cosine: 0.8, out: out, data: t.TempDir(),
 	}
 	var b strings.Builder
@@ -49,8 +49,9 @@ func TestRun_SyntheticWithoutServer(t *testing.T) {
 
 func TestRun_UnknownNames(t *testing.T) {
 	for _, o := range []options{
-		{sets: []string{"nope"}, methods: []string{"exact"}},
-		{sets: []string{"synthetic"}, methods: []string{"nope"}},
+		{sets: []string{"nope"}, methods: []string{"exact"}, report: reportTable},
+		{sets: []string{"synthetic"}, methods: []string{"nope"}, report: reportTable},
+		{sets: []string{"synthetic", "patstat"}, report: "nope"},
 	} {
 		if err := run(context.Background(), o, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "nope") {
 			t.Errorf("%v: err %v", o, err)
