@@ -37,6 +37,8 @@ const (
 	cfgCommitted     = "kgforge, committed model"
 	cfgLOSO          = "kgforge, score refitted without the set"
 	cfgAllSets       = "kgforge, score fitted on every set"
+	cfgPickedSimple  = "simple rule picked on the other sets"
+	cfgPickedKind    = "simple rule picked on the same kind in the other sets"
 )
 
 // The labels of a figure's relation to the data it was fitted on.
@@ -156,6 +158,20 @@ func kindOf(group string, r Record) string {
 		return "unknown"
 	}
 	return r.Type
+}
+
+// kindsOf returns the kinds of name of a set's records, in report order.
+func kindsOf(group string, d Dataset) []string {
+	var kinds []string
+	for _, p := range d.Problems {
+		for _, r := range p.Records {
+			if k := kindOf(group, r); !slices.Contains(kinds, k) {
+				kinds = append(kinds, k)
+			}
+		}
+	}
+	slices.SortFunc(kinds, func(a, b string) int { return cmp.Or(cmp.Compare(kindRank(a), kindRank(b)), cmp.Compare(a, b)) })
+	return kinds
 }
 
 // kindOrder sorts kinds in the order of the report.
@@ -414,14 +430,31 @@ func runOutOfSample(ctx context.Context, o options, stdout, stderr io.Writer) er
 	}
 	picked := map[string]pickRow{}
 	for _, sp := range leaveOneOut(o.sets) {
-		pr := pickRow{HeldOut: sp.heldOut, FittedOn: sp.fit, Merge: models[sp.heldOut].Merge, Uncertain: models[sp.heldOut].Uncertain,
-			FitPairs: len(folds[sp.heldOut])}
+		m := models[sp.heldOut]
+		pr := pickRow{HeldOut: sp.heldOut, FittedOn: sp.fit, Merge: m.Merge, Uncertain: m.Uncertain, FitPairs: len(folds[sp.heldOut])}
 		pr.Simple, pr.SimpleF1 = pick(simpleRules(), sp.fit, scoreOn)
 		pr.Cosine, _ = pick(cosines, sp.fit, scoreOn)
 		pr.Fuzzy, _ = pick(fuzzies, sp.fit, scoreOn)
 		pr.BestSimple, _ = pick(simpleRules(), []string{sp.heldOut}, scoreOn)
 		picked[sp.heldOut] = pr
 		rep.Picks = append(rep.Picks, pr)
+	}
+	// Every simple rule on every kind of name of every set with true pairs
+	// of that kind: "set\x00kind" → rule → scores.
+	byKind := map[string]map[string]Scores{}
+	for k, d := range sets {
+		e := ev[k]
+		for _, kind := range kindsOf(e.group, d) {
+			keep := func(r Record) bool { return kindOf(e.group, r) == kind }
+			if e.recall(d, kind, keep).TruePairs == 0 {
+				continue
+			}
+			m := map[string]Scores{}
+			for _, rule := range simpleRules() {
+				m[rule], _, _ = scoreOf(d, e.labels[rule], keep, o.seed)
+			}
+			byKind[d.Name+"\x00"+kind] = m
+		}
 	}
 	for k, d := range sets {
 		e := ev[k]
@@ -446,7 +479,7 @@ func runOutOfSample(ctx context.Context, o options, stdout, stderr io.Writer) er
 			{"exact", "", fixedRule},
 			{"fuzzy-0.8", "", fixedRule},
 			{"cosine-0.8", "", fixedRule},
-			{"simple rule picked on the other sets", pr.Simple, outOfSample},
+			{cfgPickedSimple, pr.Simple, outOfSample},
 			{"cosine threshold picked on the other sets", pr.Cosine, outOfSample},
 			{"fuzzy threshold picked on the other sets", pr.Fuzzy, outOfSample},
 			{cfgKgforgeCosine, "", fixedRule},
@@ -461,44 +494,49 @@ func runOutOfSample(ctx context.Context, o options, stdout, stderr io.Writer) er
 				cfg = r.rule
 			}
 			s, nm, cl := scoreOf(d, e.labels[cfg], nil, o.seed)
-			rep.Results = append(rep.Results, oosRow{Set: d.Name, Config: r.config, Rule: r.rule, Fit: r.fit, Scores: s,
-				Clusters: cl, NearMissMerged: nm, Seconds: e.seconds[cfg]})
+			rep.Results = append(rep.Results, oosRow{
+				Set: d.Name, Config: r.config, Rule: r.rule, Fit: r.fit, Scores: s,
+				Clusters: cl, NearMissMerged: nm, Seconds: e.seconds[cfg],
+			})
 		}
 		for _, rule := range simpleRules() {
 			s, nm, cl := scoreOf(d, e.labels[rule], nil, o.seed)
 			rep.Grid2 = append(rep.Grid2, oosRow{Set: d.Name, Config: rule, Fit: fixedRule, Scores: s, Clusters: cl, NearMissMerged: nm})
 		}
-		// Each kind of name in the set.
-		var kinds []string
-		for _, p := range d.Problems {
-			for _, r := range p.Records {
-				if k := kindOf(e.group, r); !slices.Contains(kinds, k) {
-					kinds = append(kinds, k)
-				}
-			}
-		}
-		slices.SortFunc(kinds, func(a, b string) int { return cmp.Or(cmp.Compare(kindRank(a), kindRank(b)), cmp.Compare(a, b)) })
-		for _, kind := range kinds {
+		for _, kind := range kindsOf(e.group, d) {
 			keep := func(r Record) bool { return kindOf(e.group, r) == kind }
 			rr := e.recall(d, kind, keep)
 			if rr.TruePairs == 0 {
 				continue // nothing to merge: F1 has no true pair to find
 			}
-			if len(kinds) > 1 {
+			if len(kindsOf(e.group, d)) > 1 {
 				rep.Recall = append(rep.Recall, rr)
 			}
-			byRule := map[string]Scores{}
-			for _, rule := range simpleRules() {
-				byRule[rule], _, _ = scoreOf(d, e.labels[rule], keep, o.seed)
+			// The same kind in the other sets, as a pick's "sets".
+			var others []string
+			for k2, d2 := range sets {
+				if key := d2.Name + "\x00" + kind; ev[k2].group != e.group && !ev[k2].outsideFit && byKind[key] != nil {
+					others = append(others, key)
+				}
 			}
-			best, _ := pick(simpleRules(), []string{kind}, func(_, r string) Scores { return byRule[r] })
+			sameKind := struct{ config, rule, fit string }{cfgPickedKind, "", "none"}
+			if len(others) > 0 {
+				sameKind.rule, _ = pick(simpleRules(), others, func(key, r string) Scores { return byKind[key][r] })
+				sameKind.fit = outOfSample
+			}
+			best, _ := pick(simpleRules(), []string{d.Name + "\x00" + kind}, func(key, r string) Scores { return byKind[key][r] })
 			for _, r := range []struct{ config, rule, fit string }{
-				{"simple rule picked on the other sets", pr.Simple, outOfSample},
+				{cfgPickedSimple, pr.Simple, outOfSample},
+				sameKind,
 				{cfgKgforgeCosine, "", fixedRule},
 				{cfgLOSO, "", outOfSample},
 				{cfgCommitted, "", committedFitLabel},
 				{"simple rule best on this kind", best, inSample},
 			} {
+				if r.fit == "none" {
+					rep.Kinds = append(rep.Kinds, oosRow{Set: d.Name, Kind: kind, Config: r.config, Fit: r.fit})
+					continue
+				}
 				cfg := r.config
 				if r.rule != "" {
 					cfg = r.rule

@@ -53,6 +53,31 @@ func printOutOfSample(w io.Writer, o options, rep oosReport) {
 			b.Precision, b.Recall, b.F1, b.F1CI[0], b.F1CI[1], r.Clusters, nm)
 	}
 
+	p("\n### kgforge against the simple rule picked on the other sets (pairs F1 / B³ F1, out-of-sample)\n\n")
+	p("| set | simple rule picked on the other sets | kgforge, score refitted without the set | Δ pairs F1 | Δ B³ F1 | kgforge, committed model | Δ pairs F1 | Δ B³ F1 |\n|---|---|---|---|---|---|---|---|\n")
+	find := func(set, config string) (oosRow, bool) {
+		for _, r := range rep.Results {
+			if r.Set == set && r.Config == config {
+				return r, true
+			}
+		}
+		return oosRow{}, false
+	}
+	for _, s := range rep.Sets {
+		simple, ok1 := find(s.Name, cfgPickedSimple)
+		loso, ok2 := find(s.Name, cfgLOSO)
+		com, ok3 := find(s.Name, cfgCommitted)
+		if !ok1 || !ok2 || !ok3 {
+			continue
+		}
+		comCells := "(in-sample) | | "
+		if com.Fit == outOfSample {
+			comCells = fmt.Sprintf("%.3f / %.3f | %+.3f | %+.3f", com.Pairwise.F1, com.B3.F1, com.Pairwise.F1-simple.Pairwise.F1, com.B3.F1-simple.B3.F1)
+		}
+		p("| %s | %s: %.3f / %.3f | %.3f / %.3f | %+.3f | %+.3f | %s |\n", s.Name, simple.Rule, simple.Pairwise.F1, simple.B3.F1,
+			loso.Pairwise.F1, loso.B3.F1, loso.Pairwise.F1-simple.Pairwise.F1, loso.B3.F1-simple.B3.F1, comCells)
+	}
+
 	p("\n### The simple rules at every threshold (pairs F1 / B³ F1; no parameter fitted, choosing one on a set is)\n\n")
 	rules := simpleRules()
 	p("| set | %s |\n|---|%s\n", strings.Join(rules, " | "), strings.Repeat("---|", len(rules)))
@@ -65,12 +90,17 @@ func printOutOfSample(w io.Writer, o options, rep oosReport) {
 	}
 
 	p("\n### Per kind of name (pairs F1 / B³ F1 on the pairs within the kind)\n\n")
-	p("| kind | set | simple rule picked on the other sets | kgforge-cosine | kgforge, score refitted without the set | kgforge, committed model | best simple rule on this kind (in-sample) |\n|---|---|---|---|---|---|---|\n")
-	for i := 0; i+5 <= len(rep.Kinds); i += 5 {
-		k := rep.Kinds[i : i+5]
+	p("| kind | set | simple rule picked on the other sets | simple rule picked on the same kind in the other sets | kgforge-cosine | kgforge, score refitted without the set | kgforge, committed model | best simple rule on this kind (in-sample) |\n|---|---|---|---|---|---|---|---|\n")
+	const perKind = 6
+	for i := 0; i+perKind <= len(rep.Kinds); i += perKind {
+		k := rep.Kinds[i : i+perKind]
 		cell := func(r oosRow) string { return fmt.Sprintf("%.3f / %.3f", r.Pairwise.F1, r.B3.F1) }
-		p("| %s | %s | %s: %s | %s | %s | %s (%s) | %s: %s |\n", k[0].Kind, k[0].Set, k[0].Rule, cell(k[0]), cell(k[1]), cell(k[2]),
-			cell(k[3]), k[3].Fit, k[4].Rule, cell(k[4]))
+		same := "— (no other set has this kind)"
+		if k[1].Fit == outOfSample {
+			same = k[1].Rule + ": " + cell(k[1])
+		}
+		p("| %s | %s | %s: %s | %s | %s | %s | %s (%s) | %s: %s |\n", k[0].Kind, k[0].Set, k[0].Rule, cell(k[0]), same, cell(k[2]), cell(k[3]),
+			cell(k[4]), k[4].Fit, k[5].Rule, cell(k[5]))
 	}
 
 	p("\n### Calibration of the score, on the candidate pairs it decides\n\n")
