@@ -49,7 +49,7 @@ func main() {
 	flag.StringVar(&o.data, "data", "", "the benchmarks folder (default: ../shared/benchmarks beside the repository root)")
 	flag.StringVar(&sets, "sets", strings.Join(allSets, ","), "comma-separated sets to run")
 	flag.StringVar(&methods, "methods", "exact,fuzzy,cosine,kgforge-cosine,kgforge", "comma-separated methods to run (kgforge-cosine: kgforge's rules before calibration)")
-	flag.StringVar(&o.scoreModel, "score-model", "", "kgforge's score model file for the kgforge method (default: the committed consolidate/resolve/model.json), e.g. one fitted without the set measured")
+	flag.StringVar(&o.scoreModel, "score-model", "", "kgforge's score model file for the kgforge method and the report's committed model (default: the committed consolidate/resolve/model.json), e.g. one fitted without the set measured")
 	flag.StringVar(&o.fit, "fit", "", "fit kgforge's score on the sets instead (default patstat,abt-buy,dblp-acm) and write the model to this file (consolidate/resolve/model.json) and the pairs to "+fitPairsFile)
 	flag.IntVar(&o.n, "n", 500, "gold entities sampled from each pooled set (PATSTAT, Abt-Buy, DBLP-ACM); 0: all")
 	flag.IntVar(&o.docs, "docs", 100, "Re-DocRED documents sampled; 0: all 500")

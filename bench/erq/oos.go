@@ -100,15 +100,32 @@ type evalSet struct {
 	samples    []fitSample // the candidate pairs the score decides, gold-labelled
 }
 
-// committedFit returns how the committed model was fitted: its sets and
-// the -n and -seed of their samples.
-func committedFit() (sets []string, n int, seed uint64, err error) {
+// committedModel returns the model the report calls committed: the one in
+// the file -score-model names, else consolidate/resolve/model.json.
+func committedModel(o options) (resolve.Model, error) {
+	if o.scoreModel == "" {
+		return resolve.DefaultModel(), nil
+	}
+	b, err := os.ReadFile(o.scoreModel)
+	if err != nil {
+		return resolve.Model{}, fmt.Errorf("score model: %w", err)
+	}
+	m, err := resolve.ParseModel(b)
+	if err != nil {
+		return resolve.Model{}, fmt.Errorf("score model %s: %w", o.scoreModel, err)
+	}
+	return m, nil
+}
+
+// committedFit returns how a model was fitted, from its fit record: its
+// sets and the -n and -seed of their samples.
+func committedFit(m resolve.Model) (sets []string, n int, seed uint64, err error) {
 	var info fitInfo
-	if err := json.Unmarshal(resolve.DefaultModel().Fit, &info); err != nil {
-		return nil, 0, 0, fmt.Errorf("committed model's fit record: %w", err)
+	if err := json.Unmarshal(m.Fit, &info); err != nil {
+		return nil, 0, 0, fmt.Errorf("the score model's fit record (what -fit writes): %w", err)
 	}
 	if _, err := fmt.Sscanf(info.Sample, "-n %d -seed %d", &n, &seed); err != nil {
-		return nil, 0, 0, fmt.Errorf("committed model's fit sample %q: %w", info.Sample, err)
+		return nil, 0, 0, fmt.Errorf("the score model's fit sample %q: %w", info.Sample, err)
 	}
 	return info.Sets, n, seed, nil
 }
@@ -303,7 +320,11 @@ func runOutOfSample(ctx context.Context, o options, stdout, stderr io.Writer) er
 	if len(o.sets) < 2 {
 		return errors.New("the out-of-sample report holds one set out of several: give -sets at least two sets (or -report table)")
 	}
-	fitSets, fitN, fitSeed, err := committedFit()
+	com, err := committedModel(o)
+	if err != nil {
+		return err
+	}
+	fitSets, fitN, fitSeed, err := committedFit(com)
 	if err != nil {
 		return err
 	}
@@ -342,7 +363,7 @@ func runOutOfSample(ctx context.Context, o options, stdout, stderr io.Writer) er
 	}
 	rep := oosReport{
 		Date: time.Now().UTC().Format(time.DateOnly), Seed: o.seed, N: o.n, Docs: o.docs, Grid: ruleGrid, Embedding: &emb,
-		Committed:   fmt.Sprintf("sets %s, -n %d -seed %d", strings.Join(fitSets, ","), fitN, fitSeed),
+		Committed:   fmt.Sprintf("%s, fitted on %s with -n %d -seed %d", cmp.Or(o.scoreModel, "consolidate/resolve/model.json"), strings.Join(fitSets, ", "), fitN, fitSeed),
 		Reliability: map[string]Calibration{},
 	}
 	for k, d := range sets {
@@ -366,7 +387,7 @@ func runOutOfSample(ctx context.Context, o options, stdout, stderr io.Writer) er
 		note(stderr, "%s: simple rules and candidates (%.1fs)", d.Name, time.Since(start).Seconds())
 		for _, m := range []Method{
 			kgforgeResolver(cfgKgforgeCosine, resolve.Config{Rules: resolve.RulesCosine}),
-			kgforgeResolver(cfgCommitted, resolve.Config{}),
+			kgforgeResolver(cfgCommitted, resolve.Config{Model: &com}),
 		} {
 			if err := e.resolve(ctx, d, m); err != nil {
 				return err
@@ -551,7 +572,6 @@ func runOutOfSample(ctx context.Context, o options, stdout, stderr io.Writer) er
 	for k, d := range sets {
 		e := ev[k]
 		loso := models[e.group]
-		com := resolve.DefaultModel()
 		l, c, a := scorePairs(loso, e.samples), scorePairs(com, e.samples), scorePairs(all, e.samples)
 		losoAll = append(losoAll, l...)
 		committedFitLabel := outOfSample

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"testing"
+
+	"kgforge/consolidate/resolve"
 )
 
 func TestLeaveOneOut(t *testing.T) {
@@ -167,5 +170,24 @@ func TestKindOf(t *testing.T) {
 		if got := kindOf(tt.group, Record{Type: tt.typ}); got != tt.want {
 			t.Errorf("%s %s: %s, want %s", tt.group, tt.typ, got, tt.want)
 		}
+	}
+}
+
+// The report reads which records a model was fitted on from its fit
+// record, as -fit writes it; the committed model's must stay readable.
+func TestCommittedFit(t *testing.T) {
+	info, err := json.Marshal(fitInfo{Sets: []string{"patstat", "abt-buy"}, Sample: "-n 300 -seed 4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets, n, seed, err := committedFit(resolve.Model{Fit: info})
+	if err != nil || !slices.Equal(sets, []string{"patstat", "abt-buy"}) || n != 300 || seed != 4 {
+		t.Errorf("sets %v n %d seed %d err %v", sets, n, seed, err)
+	}
+	if _, _, _, err := committedFit(resolve.Model{}); err == nil {
+		t.Error("a model without a fit record: no error")
+	}
+	if sets, _, _, err := committedFit(resolve.DefaultModel()); err != nil || len(sets) == 0 {
+		t.Errorf("model.json: sets %v, err %v", sets, err)
 	}
 }

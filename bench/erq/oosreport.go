@@ -11,7 +11,7 @@ func printOutOfSample(w io.Writer, o options, rep oosReport) {
 	p := func(format string, args ...any) { _, _ = fmt.Fprintf(w, format, args...) } // stdout: a failed write has nowhere to go
 	p("## Entity resolution out of sample\n\n")
 	p("Leave one set out: for each set, the score is refitted and every threshold and rule picked on the other sets, then measured on it; ")
-	p("the committed model (fitted on %s) is measured on the records outside its fit sample. In-sample figures are labelled so.\n\n", rep.Committed)
+	p("the committed model (%s) is measured on the records outside its fit sample. In-sample figures are labelled so.\n\n", rep.Committed)
 	p("| set | sample | problems | records | gold entities | gold pairs |\n|---|---|---|---|---|---|\n")
 	for _, s := range rep.Sets {
 		p("| %s | %s | %d | %d | %d | %d |\n", s.Name, s.Sample, s.Problems, s.Records, s.Entities, s.GoldPairs)
