@@ -38,7 +38,7 @@ var allowed = map[string][]string{
 	"review":             {"bundle", "consolidate", "kg"},
 	"bench/quality":      {},
 	"bench/extractq":     {"bench/quality", "extract", "kg", "llm", "stages"},
-	"bench/erq":          {"bench/quality", "consolidate/resolve", "kg", "llm"},
+	"bench/erq":          {"bench/quality", "consolidate/resolve", "kg", "llm", "onnxembed"},
 	"bench/linkq":        {"bundle", "consolidate", "consolidate/resolve", "kg", "llm", "pipelines", "stages"},
 	"bench/synth":        {"kg"},
 	"bench/agentq":       {"agent", "agent/eval", "bundle", "llm", "pipelines", "stages"},

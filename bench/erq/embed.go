@@ -83,13 +83,14 @@ type Embedder func(ctx context.Context, model string, inputs []string, batch int
 
 // embedStats say what filling the vectors cost.
 type embedStats struct {
-	Texts   int     `json:"texts"`   // distinct texts embedded
-	Cached  int     `json:"cached"`  // of them, found in the cache
-	Seconds float64 `json:"seconds"` // wall time, server calls included
-	Dims    int     `json:"dims"`    // dimensions of the vectors
-	Model   string  `json:"model"`   // the embedding model
-	Digest  string  `json:"digest"`  // its digest on the server
-	Batch   int     `json:"batch"`   // inputs per server call
+	Texts    int     `json:"texts"`    // distinct texts embedded
+	Cached   int     `json:"cached"`   // of them, found in the cache
+	Seconds  float64 `json:"seconds"`  // wall time, server calls included
+	Dims     int     `json:"dims"`     // dimensions of the vectors
+	Model    string  `json:"model"`    // the embedding model
+	Digest   string  `json:"digest"`   // its digest on the server, or of the ONNX graph
+	Embedder string  `json:"embedder"` // onnx or ollama
+	Batch    int     `json:"batch"`    // inputs per server call
 }
 
 // fillVectors sets Vector on every record of every set, embedding each

@@ -85,3 +85,99 @@ func labelsFromClusters(records []Record, clusters [][]string) ([]int, error) {
 	}
 	return labels, nil
 }
+
+// candidateRecall is how many of a problem's true pairs kgforge's resolver
+// makes candidates before any scoring.
+type candidateRecall struct {
+	TruePairs  int `json:"true_pairs"`
+	Candidates int `json:"candidate_pairs"`
+	// Found are the true pairs that are candidate pairs themselves (every
+	// candidate resolve.Candidates returns, those a rule decides included).
+	Found int `json:"found"`
+	// Connected are the true pairs joined by a path of candidate pairs: the
+	// most that union-find over the candidates could put together (a block
+	// of equal names too large for all its pairs is linked as a star, so
+	// its pairs are connected but not all candidates).
+	Connected int `json:"connected"`
+}
+
+func (c *candidateRecall) add(o candidateRecall) {
+	c.TruePairs += o.TruePairs
+	c.Candidates += o.Candidates
+	c.Found += o.Found
+	c.Connected += o.Connected
+}
+
+// Recall is Found over TruePairs; 1 without true pairs.
+func (c candidateRecall) Recall() float64 { return ratioOr1(c.Found, c.TruePairs) }
+
+// ConnectedRecall is Connected over TruePairs; 1 without true pairs.
+func (c candidateRecall) ConnectedRecall() float64 { return ratioOr1(c.Connected, c.TruePairs) }
+
+func ratioOr1(a, b int) float64 {
+	if b == 0 {
+		return 1
+	}
+	return float64(a) / float64(b)
+}
+
+// candidatePairs returns the candidate pairs kgforge's resolver forms for a
+// problem's records with its default configuration, as record indexes
+// i < j, from the exported resolve.Candidates (the pairs Resolve decides).
+func candidatePairs(ctx context.Context, records []Record) ([][2]int, error) {
+	cands, err := resolve.Candidates(ctx, entitiesOf(records), resolve.Config{})
+	if err != nil {
+		return nil, fmt.Errorf("candidates: %w", err)
+	}
+	index := make(map[string]int, len(records))
+	for i, r := range records {
+		index[r.ID] = i
+	}
+	out := make([][2]int, 0, len(cands))
+	for _, c := range cands {
+		i, okA := index[c.A]
+		j, okB := index[c.B]
+		if !okA || !okB {
+			return nil, fmt.Errorf("candidate pair %s, %s names no record of the problem", c.A, c.B)
+		}
+		if i > j {
+			i, j = j, i
+		}
+		out = append(out, [2]int{i, j})
+	}
+	return out, nil
+}
+
+// recallOf counts the true pairs among records keep accepts (all of them
+// when keep is nil) that the candidate pairs find, directly and through a
+// path of candidates; pairs count only when both records are kept, and the
+// path may pass through any record.
+func recallOf(pairs [][2]int, gold []int, keep func(i int) bool) candidateRecall {
+	in := func(i int) bool { return keep == nil || keep(i) }
+	var c candidateRecall
+	u := newUnionFind(len(gold))
+	for _, p := range pairs {
+		u.union(p[0], p[1])
+		if in(p[0]) && in(p[1]) {
+			c.Candidates++
+			if gold[p[0]] == gold[p[1]] {
+				c.Found++
+			}
+		}
+	}
+	type cell struct{ gold, comp int }
+	goldSize, both := map[int]int{}, map[cell]int{}
+	for i, g := range gold {
+		if in(i) {
+			goldSize[g]++
+			both[cell{g, u.find(i)}]++
+		}
+	}
+	for _, n := range goldSize {
+		c.TruePairs += n * (n - 1) / 2
+	}
+	for _, n := range both {
+		c.Connected += n * (n - 1) / 2
+	}
+	return c
+}

@@ -16,6 +16,13 @@ import (
 
 	"kgforge/consolidate/resolve"
 	"kgforge/llm"
+	"kgforge/onnxembed"
+)
+
+// The reports -report takes.
+const (
+	reportOutOfSample = "oos"
+	reportTable       = "table"
 )
 
 // allSets are the set names -sets takes, in report order.
@@ -32,6 +39,8 @@ type options struct {
 	batch            int
 	fit              string
 	scoreModel       string
+	embedder         string
+	report           string
 }
 
 func main() {
@@ -40,7 +49,7 @@ func main() {
 	flag.StringVar(&o.data, "data", "", "the benchmarks folder (default: ../shared/benchmarks beside the repository root)")
 	flag.StringVar(&sets, "sets", strings.Join(allSets, ","), "comma-separated sets to run")
 	flag.StringVar(&methods, "methods", "exact,fuzzy,cosine,kgforge-cosine,kgforge", "comma-separated methods to run (kgforge-cosine: kgforge's rules before calibration)")
-	flag.StringVar(&o.scoreModel, "score-model", "", "kgforge's score model file for the kgforge method (default: the committed consolidate/resolve/model.json), e.g. one fitted without the set measured")
+	flag.StringVar(&o.scoreModel, "score-model", "", "kgforge's score model file for the kgforge method and the report's committed model (default: the committed consolidate/resolve/model.json), e.g. one fitted without the set measured")
 	flag.StringVar(&o.fit, "fit", "", "fit kgforge's score on the sets instead (default patstat,abt-buy,dblp-acm) and write the model to this file (consolidate/resolve/model.json) and the pairs to "+fitPairsFile)
 	flag.IntVar(&o.n, "n", 500, "gold entities sampled from each pooled set (PATSTAT, Abt-Buy, DBLP-ACM); 0: all")
 	flag.IntVar(&o.docs, "docs", 100, "Re-DocRED documents sampled; 0: all 500")
@@ -49,7 +58,9 @@ func main() {
 	flag.IntVar(&o.draws, "draws", 3, "draws of each near-miss template in the synthetic set")
 	flag.Float64Var(&o.fuzzy, "fuzzy", 0.8, "threshold of the fuzzy method (normalised Levenshtein similarity)")
 	flag.Float64Var(&o.cosine, "cosine", 0.8, "threshold of the cosine method")
-	flag.StringVar(&o.model, "model", llm.EmbedModelForTests, "Ollama embedding model")
+	flag.StringVar(&o.model, "model", llm.EmbedModelForTests, "embedding model")
+	flag.StringVar(&o.embedder, "embedder", embedderAuto, "what embeds the names: onnx (in process, scripts/onnx.sh), ollama (OLLAMA_HOST), auto (onnx when its files are there)")
+	flag.StringVar(&o.report, "report", reportOutOfSample, "oos: every configuration out-of-sample (leave one set out, the records outside the committed model's fit sample), in-sample beside; table: the -methods on the -sets as they are")
 	flag.IntVar(&o.batch, "batch", 64, "texts per embedding call")
 	flag.StringVar(&o.cache, "cache", filepath.Join(userCache(), "kgforge", "bench", "embed"), "embedding cache shared by runs")
 	flag.StringVar(&o.out, "out", "", "also write the results as JSON to this file")
@@ -137,7 +148,9 @@ type result struct {
 	Seconds        float64 `json:"seconds"`
 }
 
-func loadSet(data, name string, o options) (Dataset, error) {
+// loadWhole reads a set whole; the synthetic set is generated with o's
+// seed and draws.
+func loadWhole(data, name string, o options) (Dataset, error) {
 	er := filepath.Join(data, "entity-resolution")
 	var d Dataset
 	var err error
@@ -159,6 +172,15 @@ func loadSet(data, name string, o options) (Dataset, error) {
 	}
 	if err != nil {
 		return Dataset{}, fmt.Errorf("load %s (is -data the benchmarks folder?): %w", name, err)
+	}
+	return d, nil
+}
+
+// loadSet reads a set and draws its seeded sample (-n, -docs).
+func loadSet(data, name string, o options) (Dataset, error) {
+	d, err := loadWhole(data, name, o)
+	if err != nil || name == "synthetic" {
+		return d, err
 	}
 	if d.PerDocument() {
 		all := len(d.Problems)
@@ -215,6 +237,13 @@ func methodsOf(o options) ([]Method, error) {
 func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if o.data == "" {
 		o.data = filepath.Join(repoRoot(), "..", "shared", "benchmarks")
+	}
+	switch {
+	case o.fit != "" || o.report == reportTable:
+	case o.report == reportOutOfSample:
+		return runOutOfSample(ctx, o, stdout, stderr)
+	default:
+		return fmt.Errorf("unknown -report %q (oos, table)", o.report)
 	}
 	methods, err := methodsOf(o)
 	if err != nil {
@@ -285,23 +314,55 @@ func note(stderr io.Writer, format string, args ...any) {
 	_, _ = fmt.Fprintf(stderr, "erq: "+format+"\n", args...)
 }
 
-// embed fills every record's vector from the cache and the Ollama server.
+// The embedders -embedder takes.
+const (
+	embedderAuto   = "auto"   // onnx when scripts/onnx.sh has put its files in place, else ollama
+	embedderONNX   = "onnx"   // all-minilm through ONNX Runtime, in process (onnxembed)
+	embedderOllama = "ollama" // the Ollama server at OLLAMA_HOST
+)
+
+// embed fills every record's vector from the cache and the embedder.
 func embed(ctx context.Context, o options, sets []Dataset, stderr io.Writer) (embedStats, error) {
-	client, err := llm.New(llm.Options{})
-	if err != nil {
-		return embedStats{}, err
+	which := o.embedder
+	if which == "" || which == embedderAuto {
+		which = embedderOllama
+		if onnxembed.UserFiles().Present() && o.model == onnxembed.ModelName {
+			which = embedderONNX
+		}
 	}
-	defer client.Close()
-	digests, err := client.ModelDigests(ctx, o.model)
-	if err != nil {
-		return embedStats{}, fmt.Errorf("embedding model (is the server up? scripts/ollama.sh up): %w", err)
+	var fn Embedder
+	var digest string
+	switch which {
+	case embedderONNX:
+		if o.model != onnxembed.ModelName {
+			return embedStats{}, fmt.Errorf("-embedder onnx runs only %s, not %s", onnxembed.ModelName, o.model)
+		}
+		m, err := onnxembed.Open(onnxembed.UserFiles(), 0)
+		if err != nil {
+			return embedStats{}, err
+		}
+		defer func() { _ = m.Close() }() // the vectors are already cached; nothing to lose
+		fn, digest = m.Embed, m.Digest()
+	case embedderOllama:
+		client, err := llm.New(llm.Options{})
+		if err != nil {
+			return embedStats{}, err
+		}
+		defer client.Close()
+		digests, err := client.ModelDigests(ctx, o.model)
+		if err != nil {
+			return embedStats{}, fmt.Errorf("embedding model (is the server up? scripts/ollama.sh up): %w", err)
+		}
+		fn, digest = client.Embed, digests[o.model]
+	default:
+		return embedStats{}, fmt.Errorf("unknown -embedder %q (auto, onnx, ollama)", o.embedder)
 	}
 	cache, err := openVectorCache(o.cache)
 	if err != nil {
 		return embedStats{}, err
 	}
 	last := time.Now()
-	st, err := fillVectors(ctx, client.Embed, cache, o.model, digests[o.model], o.batch, sets, func(done, total int) {
+	st, err := fillVectors(ctx, fn, cache, o.model, digest, o.batch, sets, func(done, total int) {
 		if time.Since(last) > 5*time.Second || done == total {
 			last = time.Now()
 			note(stderr, "embedded %d/%d texts not in the cache", done, total)
@@ -310,7 +371,8 @@ func embed(ctx context.Context, o options, sets []Dataset, stderr io.Writer) (em
 	if err != nil {
 		return st, fmt.Errorf("embed names: %w", err)
 	}
-	note(stderr, "%d distinct texts, %d from the cache, %.1fs", st.Texts, st.Cached, st.Seconds)
+	st.Embedder = which
+	note(stderr, "%d distinct texts, %d from the cache, %s, %.1fs", st.Texts, st.Cached, which, st.Seconds)
 	return st, nil
 }
 
@@ -368,7 +430,7 @@ func report(w io.Writer, o options, infos []setInfo, results []result, emb *embe
 	}
 	p("\nfuzzy threshold %.2f, cosine threshold %.2f; bootstrap seed %d", o.fuzzy, o.cosine, o.seed)
 	if emb != nil {
-		p("; embeddings: %s (%d dims), %d distinct texts, %d from the cache, %.1fs", emb.Model, emb.Dims, emb.Texts, emb.Cached, emb.Seconds)
+		p("; embeddings: %s (%s, %d dims), %d distinct texts, %d from the cache, %.1fs", emb.Model, emb.Embedder, emb.Dims, emb.Texts, emb.Cached, emb.Seconds)
 	}
 	p("\n")
 }
