@@ -8,6 +8,9 @@
 // A fresh build is written with CREATE; a resumed build, and any batch
 // retried after its commit's answer was lost, with MERGE on ids, so nothing
 // is written twice and loading the same bundle again changes nothing.
+// One load per graph runs at a time (lock.go): a load holds the graph's
+// lock, an uncommitted transaction, and a second one fails with
+// ErrGraphBusy.
 //
 // When it can, a load is incremental instead (incremental.go): it compares
 // the bundle with the current build by id and content hash (HashProperty,

@@ -99,6 +99,9 @@ type Loader struct {
 	// fault is a test double: tests set it to fail (or cancel) an
 	// incremental load at a named step of its transaction; nil otherwise.
 	fault func(step string) error
+	// lockWait is how long a load waits for another load of its graph;
+	// 0 means DefaultLockWait (tests shorten it).
+	lockWait time.Duration
 }
 
 // Stats is what one load did.
@@ -196,6 +199,10 @@ var schema = []string{
 // it current. Then the nodes and relationships of every other build are
 // removed. A load that fails at any point before the switch (or its one
 // incremental transaction) leaves the previous build current and whole.
+//
+// One load per graph runs at a time: Load holds the graph's lock
+// (LockLabel) throughout, and fails with a *GraphBusyError when another
+// load holds it for longer than DefaultLockWait.
 func (l *Loader) Load(ctx context.Context, b *bundle.Bundle) (st Stats, _ error) {
 	start := time.Now()
 	build := b.Manifest.BuildID
@@ -211,6 +218,11 @@ func (l *Loader) Load(ctx context.Context, b *bundle.Bundle) (st Stats, _ error)
 			return fail("create constraints", err)
 		}
 	}
+	lock, err := l.lockGraph(ctx, graph, build)
+	if err != nil {
+		return st, fmt.Errorf("load bundle %s into neo4j: %w", b.Dir, err)
+	}
+	defer lock.release(ctx, l, graph)
 	cur, err := l.current(ctx, graph)
 	if err != nil {
 		return fail("read current build", err)
@@ -594,6 +606,11 @@ func (l *Loader) Drop(ctx context.Context, graph string) (int64, error) {
 	if graph == "" {
 		return 0, errors.New("drop neo4j graph: no graph named")
 	}
+	lock, err := l.lockGraph(ctx, graph, "")
+	if err != nil {
+		return 0, fmt.Errorf("drop neo4j graph %q: %w", graph, err)
+	}
+	defer lock.release(ctx, l, graph)
 	n, err := l.removeBuilds(ctx, graph)
 	if err != nil {
 		return n, fmt.Errorf("drop neo4j graph %q: %w", graph, err)

@@ -69,10 +69,11 @@ var kindLabels = map[kg.NodeKind]string{
 	kg.NodeTable: "Table", kg.NodeColumn: "Column",
 }
 
-// reservedLabels are the labels kgforge gives itself: NodeLabel and
-// BuildLabel, on which the loader's constraints and queries rest, and the
-// label of each node kind. An extracted type never becomes one of them.
-var reservedLabels = append([]string{NodeLabel, BuildLabel}, kg.StructuralLabels...)
+// reservedLabels are the labels kgforge gives itself: NodeLabel,
+// BuildLabel and LockLabel, on which the loader's constraints and queries
+// rest, and the label of each node kind. An extracted type never becomes
+// one of them.
+var reservedLabels = append([]string{NodeLabel, BuildLabel, LockLabel}, kg.StructuralLabels...)
 
 // reservedRelTypes are the types of the structural relationships that
 // consolidate writes (document to chunk, chunk to entity, table to column,

@@ -82,7 +82,10 @@ func lockOutput(outDir string, me Holder) (*outputLock, error) {
 	// nothing, so the same path is opened again; each retry means another
 	// build finished meanwhile.
 	for range 100 {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		f, err := openLockFile(path)
+		if errors.Is(err, errLockGone) {
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("lock output %s: %w", outDir, err)
 		}
@@ -93,7 +96,7 @@ func lockOutput(outDir string, me Holder) (*outputLock, error) {
 		if err != nil {
 			return nil, errors.Join(fmt.Errorf("lock output %s: %w", outDir, err), f.Close())
 		}
-		if now, err := os.Stat(path); err != nil || !os.SameFile(held, now) {
+		if now, err := os.Lstat(path); err != nil || !os.SameFile(held, now) {
 			if err := f.Close(); err != nil {
 				return nil, fmt.Errorf("lock output %s: %w", outDir, err)
 			}
@@ -110,6 +113,43 @@ func lockOutput(outDir string, me Holder) (*outputLock, error) {
 		return l, nil
 	}
 	return nil, fmt.Errorf("lock output %s: the lock file kept being replaced", outDir)
+}
+
+// errLockGone means the lock file was removed between its opening and
+// its check: its holder finished, and the path is opened again.
+var errLockGone = errors.New("lock file removed while opened")
+
+// openLockFile opens (creating it if needed) the lock file at path for
+// reading and writing, only when it is kgforge's own: never through a
+// symbolic link (O_NOFOLLOW), and only a regular file with no other name
+// (a hard link would let the lock overwrite a file elsewhere). Anything
+// else is refused, naming the path and what it is, and left as it is.
+func openLockFile(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("%s is a symbolic link; kgforge writes its lock file only in place: remove the link", path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, errors.Join(err, f.Close())
+	}
+	var problem error
+	st, _ := fi.Sys().(*syscall.Stat_t)
+	switch {
+	case !fi.Mode().IsRegular():
+		problem = fmt.Errorf("%s is not a regular file (%s); kgforge writes its lock file only in place: remove it", path, fi.Mode().Type())
+	case st != nil && st.Nlink == 0:
+		problem = errLockGone
+	case st != nil && st.Nlink > 1:
+		problem = fmt.Errorf("%s is a hard link (%d names); kgforge writes its lock file only in place: remove it", path, st.Nlink)
+	}
+	if problem != nil {
+		return nil, errors.Join(problem, f.Close())
+	}
+	return f, nil
 }
 
 // busy closes f, whose lock another process holds (lockErr), and returns

@@ -212,3 +212,106 @@ func TestLockOutput_BusyWaitsForTheHolderToWriteItsName(t *testing.T) {
 		t.Errorf("busy names %+v, want the holder %+v", busy.Holder, me)
 	}
 }
+
+// TestLockOutput_RefusesALockFileThatIsNotItsOwn puts at OUT/.kgforge.lock
+// what a build must not write through: a symbolic link to a file elsewhere,
+// a link to a file not there yet, a hard link to another file, a FIFO. Each
+// is refused with an error naming the path and the reason, and the file it
+// leads to is neither changed nor created; the shard lock is held to the
+// same rule.
+func TestLockOutput_RefusesALockFileThatIsNotItsOwn(t *testing.T) {
+	const precious = "precious\n"
+	for _, tc := range []struct {
+		name, want string
+		plant      func(t *testing.T, lock, victim string)
+	}{
+		{"symlink", "symbolic link", func(t *testing.T, lock, victim string) {
+			mustWrite(t, victim, precious)
+			mustDo(t, os.Symlink(victim, lock))
+		}},
+		{"dangling symlink", "symbolic link", func(t *testing.T, lock, victim string) {
+			mustDo(t, os.Symlink(victim, lock))
+		}},
+		{"hard link", "hard link", func(t *testing.T, lock, victim string) {
+			mustWrite(t, victim, precious)
+			mustDo(t, os.Link(victim, lock))
+		}},
+		{"fifo", "not a regular file", func(t *testing.T, lock, _ string) {
+			mustDo(t, syscall.Mkfifo(lock, 0o644))
+		}},
+	} {
+		for _, which := range []string{"output", "shards"} {
+			t.Run(tc.name+"/"+which, func(t *testing.T) {
+				out, elsewhere := t.TempDir(), t.TempDir()
+				victim := filepath.Join(elsewhere, "victim")
+				lock := filepath.Join(out, LockFile)
+				take := func() error {
+					l, err := lockOutput(out, newHolder("b1", time.Now()))
+					if err == nil {
+						_ = l.release()
+					}
+					return err
+				}
+				if which == "shards" {
+					mustDo(t, os.MkdirAll(filepath.Join(out, StateDir), 0o755))
+					lock = filepath.Join(out, StateDir, shardLockFile)
+					take = func() error {
+						l, err := lockShards(out, false)
+						if err == nil {
+							_ = l.release()
+						}
+						return err
+					}
+				}
+				tc.plant(t, lock, victim)
+				err := take()
+				if err == nil || !strings.Contains(err.Error(), lock) || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("lock beside a %s: %v; want an error naming %s and saying %q", tc.name, err, lock, tc.want)
+				}
+				got, rerr := os.ReadFile(victim)
+				switch {
+				case tc.name == "dangling symlink" && !errors.Is(rerr, os.ErrNotExist):
+					t.Errorf("the lock created the link's target: %q, %v", got, rerr)
+				case tc.name != "dangling symlink" && tc.name != "fifo" && string(got) != precious:
+					t.Errorf("the file behind the lock now holds %q, %v; want it unchanged", got, rerr)
+				}
+			})
+		}
+	}
+}
+
+// TestWriteReport_RefusesAReportsDirThatIsALink checks that a run report is
+// never written through OUT/reports when that is a symbolic link, and that
+// a build refuses such an output before it does anything.
+func TestWriteReport_RefusesAReportsDirThatIsALink(t *testing.T) {
+	out, elsewhere := t.TempDir(), t.TempDir()
+	reports := filepath.Join(out, "reports")
+	mustDo(t, os.Symlink(elsewhere, reports))
+	err := writeReport(out, &Report{BuildID: "b1"})
+	if err == nil || !strings.Contains(err.Error(), reports) || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("writeReport through a linked reports directory: %v; want an error naming %s", err, reports)
+	}
+	c, _ := fakeOllama(t, false)
+	p, _ := sixDocs(t)
+	if _, err := (&Runner{LLM: c, CacheDir: t.TempDir(), OutDir: out}).Run(context.Background(), p); err == nil || !strings.Contains(err.Error(), reports) {
+		t.Errorf("build into an output whose reports directory is a link: %v; want an error naming %s", err, reports)
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
+		t.Errorf("written through the link: %v", entries)
+	}
+	if _, err := os.Stat(filepath.Join(out, bundle.LatestLink)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the refused build published a bundle: %v", err)
+	}
+}
+
+func mustWrite(t *testing.T, path, s string) {
+	t.Helper()
+	mustDo(t, os.WriteFile(path, []byte(s), 0o644))
+}
+
+func mustDo(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

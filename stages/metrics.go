@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -9,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"kgforge/bundle"
 )
 
 // metric is one gauge family of the run's metrics: what the run that just
@@ -157,7 +160,12 @@ func durationSeconds(r *Report) float64 {
 // temporary file in the same directory, then renamed, so that a collector
 // reading the directory never sees half a file. node_exporter's textfile
 // collector reads only *.prom files, so the temporary name ends otherwise.
+//
+// It refuses a path CheckMetricsPath refuses.
 func (r *Report) WriteMetricsFile(path string) (err error) {
+	if err := CheckMetricsPath(path); err != nil {
+		return err
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("write metrics %s: %w", path, err)
@@ -180,6 +188,34 @@ func (r *Report) WriteMetricsFile(path string) (err error) {
 	}
 	if err := os.Rename(f.Name(), path); err != nil {
 		return fmt.Errorf("write metrics %s: %w", path, err)
+	}
+	return nil
+}
+
+// CheckMetricsPath refuses a metrics file path that the rename of
+// WriteMetricsFile must not replace: one that exists and is not a regular
+// file (a device such as /dev/full, a directory, a symbolic link), or one
+// that lies in a bundle, whose files are written once by the build that
+// made it. A build checks the path before it starts.
+func CheckMetricsPath(path string) error {
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return fmt.Errorf("metrics file %s: %w", path, err)
+	case !fi.Mode().IsRegular():
+		what := "a symbolic link"
+		if fi.Mode()&os.ModeSymlink == 0 {
+			what = "not a regular file (" + fi.Mode().Type().String() + ")"
+		}
+		return fmt.Errorf("metrics file %s is %s; the metrics are written to a new file renamed over it: name a regular file or a new one", path, what)
+	}
+	dir, err := bundle.Containing(path)
+	if err != nil {
+		return fmt.Errorf("metrics file %s: %w", path, err)
+	}
+	if dir != "" {
+		return fmt.Errorf("metrics file %s is inside bundle %s, which no one may change after its build: name a file outside the bundles", path, dir)
 	}
 	return nil
 }

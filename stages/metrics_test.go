@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"kgforge/bundle"
 	"kgforge/extract"
 	"kgforge/llm"
 
@@ -106,5 +108,58 @@ func TestReport_WriteMetricsFileIsAtomic(t *testing.T) {
 	}
 	if err := sampleReport().WriteMetricsFile(filepath.Join(dir, "no", "such", "dir.prom")); err == nil || !strings.Contains(err.Error(), "write metrics") {
 		t.Errorf("unwritable path: %v", err)
+	}
+}
+
+// TestReport_WriteMetricsFileRefusesWhatItMustNotReplace names as the
+// metrics file what the rename would wrongly replace: a FIFO (as a device
+// such as /dev/full would be), a directory, a symbolic link, a bundle's
+// manifest, a new file in a bundle, and one reached through the output's
+// latest link. Each is refused with an error naming the path and left as
+// it was; a new file beside the bundles is written.
+func TestReport_WriteMetricsFileRefusesWhatItMustNotReplace(t *testing.T) {
+	out, dir := t.TempDir(), t.TempDir()
+	w, err := bundle.Create(out, "b1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bdir, err := w.Commit(bundle.Contents{}, bundle.Manifest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest := filepath.Join(bdir, bundle.ManifestFile)
+	fifo := filepath.Join(dir, "fifo.prom")
+	mustDo(t, syscall.Mkfifo(fifo, 0o644))
+	link := filepath.Join(dir, "link.prom")
+	mustWrite(t, filepath.Join(dir, "target"), "target\n")
+	mustDo(t, os.Symlink(filepath.Join(dir, "target"), link))
+	for _, tc := range []struct{ name, path, want string }{
+		{"fifo", fifo, "not a regular file"},
+		{"directory", dir, "not a regular file"},
+		{"symlink", link, "symbolic link"},
+		{"bundle manifest", manifest, "inside bundle"},
+		{"new file in a bundle", filepath.Join(bdir, "kgforge.prom"), "inside bundle"},
+		{"through latest", filepath.Join(out, bundle.LatestLink, "kgforge.prom"), "inside bundle"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before, _ := os.Lstat(tc.path)
+			err := sampleReport().WriteMetricsFile(tc.path)
+			if err == nil || !strings.Contains(err.Error(), tc.path) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("WriteMetricsFile(%s): %v; want an error naming it and saying %q", tc.path, err, tc.want)
+			}
+			after, _ := os.Lstat(tc.path)
+			if (before == nil) != (after == nil) || (before != nil && !os.SameFile(before, after)) {
+				t.Errorf("%s was replaced", tc.path)
+			}
+		})
+	}
+	b, err := bundle.Open(bdir)
+	if err != nil {
+		t.Errorf("the bundle after the refused writes: %v", err)
+	} else {
+		_ = b.Close()
+	}
+	if err := sampleReport().WriteMetricsFile(filepath.Join(out, "kgforge.prom")); err != nil {
+		t.Errorf("metrics beside the bundles: %v", err)
 	}
 }

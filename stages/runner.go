@@ -438,21 +438,69 @@ func WriteReport(outDir string, rep *Report) (string, error) {
 	return filepath.Join(outDir, "reports", rep.BuildID+".json"), writeReport(outDir, rep)
 }
 
-// writeReport writes the report beside the bundles as reports/BUILD.json.
-func writeReport(outDir string, rep *Report) error {
-	dir := filepath.Join(outDir, "reports")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+// writeReport writes the report beside the bundles as reports/BUILD.json:
+// to a new temporary file (never through a name already there), then
+// renamed. The reports directory must be a directory of its own, not a
+// symbolic link (checkReportsDir).
+func writeReport(outDir string, rep *Report) (err error) {
+	dir, err := reportsDir(outDir)
+	if err != nil {
 		return fmt.Errorf("write run report: %w", err)
 	}
 	b, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return fmt.Errorf("write run report: %w", err)
 	}
-	p := filepath.Join(dir, rep.BuildID+".json")
-	if err := os.WriteFile(p+".tmp", append(b, '\n'), 0o644); err != nil {
+	f, err := os.CreateTemp(dir, "."+rep.BuildID+".json.tmp-*")
+	if err != nil {
 		return fmt.Errorf("write run report: %w", err)
 	}
-	return os.Rename(p+".tmp", p)
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, os.Remove(f.Name()))
+		}
+	}()
+	_, err = f.Write(append(b, '\n'))
+	err = errors.Join(err, f.Chmod(0o644), f.Close())
+	if err == nil {
+		err = os.Rename(f.Name(), filepath.Join(dir, rep.BuildID+".json"))
+	}
+	if err != nil {
+		return fmt.Errorf("write run report: %w", err)
+	}
+	return nil
+}
+
+// reportsDir creates the reports directory of outDir if needed and returns
+// it, refusing one that is a symbolic link or not a directory: a report is
+// written beside the bundles, never where a link leads.
+func reportsDir(outDir string) (string, error) {
+	dir := filepath.Join(outDir, "reports")
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return dir, err
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return dir, err
+	}
+	return dir, checkReportsDir(outDir)
+}
+
+// checkReportsDir refuses a reports directory of outDir that is a symbolic
+// link or not a directory; one that does not exist yet is fine.
+func checkReportsDir(outDir string) error {
+	dir := filepath.Join(outDir, "reports")
+	fi, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case fi.Mode()&os.ModeSymlink != 0:
+		return fmt.Errorf("%s is a symbolic link; kgforge writes run reports only beside the bundles: replace it with a directory", dir)
+	case !fi.IsDir():
+		return fmt.Errorf("%s is not a directory (%s); kgforge writes run reports there: remove it", dir, fi.Mode().Type())
+	}
+	return nil
 }
 
 func dedupe(found []ingest.Found) []ingest.Found {

@@ -22,6 +22,9 @@ type shardLock struct{ f *os.File }
 // lockOut takes the locks of the output directory: the shard lock shared
 // for a shard run; else the output lock, then the shard lock exclusively.
 func (b *build) lockOut() (err error) {
+	if err := checkReportsDir(b.outDir); err != nil {
+		return fmt.Errorf("build into %s: %w", b.outDir, err)
+	}
 	if b.rn.Shard.N > 0 {
 		b.shards, err = lockShards(b.outDir, true)
 		return err
@@ -45,7 +48,7 @@ func lockShards(outDir string, shared bool) (*shardLock, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("lock output %s for shards: %w", outDir, err)
 	}
-	f, err := os.OpenFile(filepath.Join(dir, shardLockFile), os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := openLockFile(filepath.Join(dir, shardLockFile))
 	if err != nil {
 		return nil, fmt.Errorf("lock output %s for shards: %w", outDir, err)
 	}

@@ -55,6 +55,11 @@ func buildCmd(g *globals) *cobra.Command {
 			if maxTokens < 0 {
 				return usageError(fmt.Errorf("--max-tokens %d: must not be negative (0: the pipeline's limits.max_build_tokens)", maxTokens))
 			}
+			if metricsFile != "" {
+				if err := stages.CheckMetricsPath(metricsFile); err != nil {
+					return usageError(fmt.Errorf("--metrics: %w", err))
+				}
+			}
 			if shard != "" && reduce {
 				return usageError(errors.New("--shard and --reduce: a run is one shard or the reduce, not both"))
 			}

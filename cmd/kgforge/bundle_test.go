@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"kgforge/bundle"
@@ -60,5 +64,50 @@ func TestBundleDiffAndVerify_ExitCodes(t *testing.T) {
 	}
 	if code := run(ctx, []string{"bundle", "verify", a}); code != exitFailed {
 		t.Errorf("verify with an unlisted data.duckdb.wal: exit code %d, want %d", code, exitFailed)
+	}
+}
+
+// TestBundleDiff_RecomputesTableDigests gives bundle B the data file of a
+// bundle with one other row and fixes B's manifest checksum of that file
+// by hand, leaving its table digests those of A: Open cannot tell, so diff
+// must recompute the digests, and it fails naming the table instead of
+// calling the bundles the same.
+func TestBundleDiff_RecomputesTableDigests(t *testing.T) {
+	out := t.TempDir()
+	a := writeBundle(t, out, "a", "CREATE TABLE t AS SELECT range AS k FROM range(1000)")
+	b := writeBundle(t, out, "b", "CREATE TABLE t AS SELECT range AS k FROM range(1000)")
+	c := writeBundle(t, out, "c", "CREATE TABLE t AS SELECT range + (range = 7)::INT AS k FROM range(1000)")
+	data, err := os.ReadFile(filepath.Join(c, bundle.DataFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(b, bundle.DataFile), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(b, bundle.ManifestFile)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	m["files"].(map[string]any)[bundle.DataFile] = map[string]any{"bytes": len(data), "sha256": hex.EncodeToString(sum[:])}
+	if raw, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if bb, err := bundle.Open(b); err != nil {
+		t.Fatalf("the forged bundle must still open, as only its table digests can tell: %v", err)
+	} else {
+		_ = bb.Close()
+	}
+	code, stdout, stderr := runCaptured(t, "", "bundle", "diff", a, b)
+	if code != exitFailed || strings.Contains(stdout, "same content") || !strings.Contains(stderr, "table t") || !strings.Contains(stderr, b) {
+		t.Errorf("bundle diff against a forged data file: exit %d, want %d naming table t of %s\nstdout:\n%s\nstderr:\n%s", code, exitFailed, b, stdout, stderr)
 	}
 }

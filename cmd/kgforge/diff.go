@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"kgforge/bundle"
+	"kgforge/internal/duck"
 	"kgforge/kg"
 
 	"github.com/spf13/cobra"
@@ -21,17 +22,24 @@ import (
 func bundleDiffCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "diff A B",
-		Short: "Compare two bundles by content: files by checksum, data tables by digest; exit 1 when they differ (kgforge diff compares their graphs item by item)",
+		Short: "Compare two bundles by content: files by checksum, data tables by digest, each bundle verified first; exit 1 when they differ (kgforge diff compares their graphs item by item)",
 		Args:  usageArgs(cobra.ExactArgs(2)),
-		RunE: func(_ *cobra.Command, args []string) (err error) {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			var ms [2]bundle.Manifest
 			for i, path := range args {
 				b, err := bundle.Open(path)
 				if err != nil {
 					return err
 				}
+				// The manifests' table digests are compared, so they are
+				// recomputed first, as verify does: Open checks only the
+				// data file's checksum, which can be forged with it.
+				verr := b.VerifyTables(cmd.Context(), duck.Settings{})
+				if verr != nil {
+					verr = fmt.Errorf("bundle diff: bundle %s does not match its manifest, so it is not compared: %w", "AB"[i:i+1], verr)
+				}
 				ms[i] = b.Manifest
-				if err := b.Close(); err != nil {
+				if err := errors.Join(verr, b.Close()); err != nil {
 					return err
 				}
 			}

@@ -46,6 +46,9 @@ func loadCmd(g *globals) *cobra.Command {
 			}
 			st, err := l.Load(cmd.Context(), b)
 			err = errors.Join(err, l.Close(cmd.Context()))
+			if errors.Is(err, load.ErrGraphBusy) {
+				return &exitError{code: exitBusy, err: err}
+			}
 			if err != nil {
 				return err
 			}

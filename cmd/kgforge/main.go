@@ -22,7 +22,7 @@ const (
 	exitFailed  = 1
 	exitUsage   = 2
 	exitPartial = 3
-	exitBusy    = 4 // another build holds the output directory's lock; nothing was done
+	exitBusy    = 4 // another build holds the output directory's lock, or another load the Neo4j graph's; nothing was done
 	exitBudget  = 5 // the build stopped at its token budget; nothing was published, finished units are kept
 	// exitNoAnswer: ask ended a question without an answer (its budget
 	// spent, or the same call failed three times in a row); the text

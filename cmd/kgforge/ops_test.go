@@ -234,3 +234,26 @@ func TestExitCodesAreDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestBuild_MetricsRefusesABundleFileBeforeBuilding names a bundle's
+// manifest as --metrics: the build refuses it as a usage error before it
+// runs (no new bundle), and the manifest is unchanged.
+func TestBuild_MetricsRefusesABundleFileBeforeBuilding(t *testing.T) {
+	t.Setenv("KGFORGE_CACHE_DIR", t.TempDir())
+	out := t.TempDir()
+	manifest := filepath.Join(writeBundle(t, out, "b1"), "manifest.json")
+	before, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCaptured(t, "", "build", "--pipeline", tablesPipeline(t), "--out", out, "--metrics", manifest)
+	if code != exitUsage || !strings.Contains(stderr, manifest) || !strings.Contains(stderr, "inside bundle") {
+		t.Errorf("build --metrics %s: exit %d, want %d with an error naming it\n%s", manifest, code, exitUsage, stderr)
+	}
+	if after, err := os.ReadFile(manifest); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("the manifest changed: %v\n%s", err, after)
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 2 { // b1 and latest
+		t.Errorf("the refused build wrote into its output: %v", entries)
+	}
+}
