@@ -93,17 +93,19 @@ func (l *Loader) lockGraph(ctx context.Context, graph, build string) (*graphLock
 	// transaction, which the server then ends.
 	err = errors.Join(err, s.Close(context.WithoutCancel(ctx)))
 	if ctx.Err() == nil && wait.Err() != nil {
-		return nil, &GraphBusyError{Graph: graph, Holder: l.loadHolder(ctx, graph)}
+		return nil, &GraphBusyError{Graph: graph, Holder: l.loadHolder(ctx, graph, build)}
 	}
 	return nil, fmt.Errorf("lock neo4j graph %q: %w", graph, err)
 }
 
 // loadHolder reads who holds the lock of graph from the metadata of its
-// transaction; an empty Holder when the server does not say (a user
-// may see only the transactions of its own).
-func (l *Loader) loadHolder(ctx context.Context, graph string) Holder {
-	res, err := l.read(ctx, "SHOW TRANSACTIONS YIELD metaData WHERE metaData."+lockMetaKey+" = $graph RETURN metaData LIMIT 1",
-		map[string]any{"graph": graph})
+// transaction: the oldest lock transaction of the graph but those of the
+// waiting load's own build (whose given-up wait the server may not have
+// ended yet); an empty Holder when the server does not say (a user may
+// see only the transactions of its own).
+func (l *Loader) loadHolder(ctx context.Context, graph, waiting string) Holder {
+	res, err := l.read(ctx, "SHOW TRANSACTIONS YIELD metaData, startTime WHERE metaData."+lockMetaKey+" = $graph AND metaData.build_id <> $waiting RETURN metaData ORDER BY startTime LIMIT 1",
+		map[string]any{"graph": graph, "waiting": waiting})
 	if err != nil || len(res.Records) == 0 {
 		return Holder{}
 	}
