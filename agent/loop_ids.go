@@ -83,8 +83,17 @@ func constrainParams(tool Tool, seen []seenID, roots []string, exclude string) (
 			if slices.Contains(required, pk[j]) {
 				return nil, true
 			}
+			dropped := pk[j]
 			pk, pv = slices.Delete(pk, j, j+1), slices.Delete(pv, j, j+1)
 			j--
+			if tool.Name == ToolLs && dropped == "id" { // ls's type picks edges of the id's node: alone it is an error
+				if k := slices.Index(pk, "type"); k >= 0 {
+					pk, pv = slices.Delete(pk, k, k+1), slices.Delete(pv, k, k+1)
+					if k <= j {
+						j--
+					}
+				}
+			}
 			continue
 		}
 		enum, _ := json.Marshal(values) // strings always marshal

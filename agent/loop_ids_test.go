@@ -40,6 +40,8 @@ func TestAgent_ConstrainedIDsNameOnlyWhatWasSeen(t *testing.T) {
 		t.Error("first turn offers no ls")
 	} else if _, has := ls["id"]; has {
 		t.Errorf("first turn: ls takes an id %v before any was seen", ls["id"].Enum)
+	} else if _, has := ls["type"]; has {
+		t.Error("first turn: ls takes a type without an id, which it refuses")
 	}
 	second, _ := offerOf(t, m, 1)
 	cat, _ = branchArgs(t, second, ToolCat)
