@@ -55,7 +55,7 @@ func KindOf(typ string) Kind {
 var DefaultKindRules = map[Kind]RuleSet{
 	KindOrganization: RulesThreshold,
 	KindPerson:       RulesThreshold,
-	KindProduct:      RulesCosine,
+	KindProduct:      RulesThreshold,
 	KindConcept:      RulesCosine,
 }
 

@@ -127,30 +127,35 @@ func TestKindOf(t *testing.T) {
 }
 
 // TestKindRules_DecideByTheNamesKind: under RulesKind an organisation pair
-// at cosine 0.85 with no key merges by the threshold rule, a product pair
+// at cosine 0.85 with no key merges by the threshold rule, a concept pair
 // of the same shape does not; KindRules changes a kind's rule; and a pair
 // not decided by the score carries no score.
 func TestKindRules_DecideByTheNamesKind(t *testing.T) {
-	org := pairAt("Kestrel Alloys Porto", "Kestrel Alloy Works Porto", "organization", 0.85)
-	res := mustResolve(t, org, Config{})
-	if m := mergeOf(res, "a", "b"); m == nil || m.Rule != RuleThreshold || m.Score != 0 {
-		t.Errorf("organisation: merge %+v, uncertain %+v; want %s without a score", m, uncertainPair(res, "a", "b"), RuleThreshold)
+	for _, typ := range []string{"organization", "person", "product"} {
+		res := mustResolve(t, pairAt("Kestrel Alloys Porto", "Kestrel Alloy Works Porto", typ, 0.85), Config{})
+		if m := mergeOf(res, "a", "b"); m == nil || m.Rule != RuleThreshold || m.Score != 0 {
+			t.Errorf("%s: merge %+v, uncertain %+v; want %s without a score", typ, m, uncertainPair(res, "a", "b"), RuleThreshold)
+		}
 	}
-	prod := pairAt("Kestrel Alloys Porto", "Kestrel Alloy Works Porto", "product", 0.85)
-	res = mustResolve(t, prod, Config{})
+	concept := pairAt("Kestrel Alloys Porto", "Kestrel Alloy Works Porto", "publication", 0.85)
+	res := mustResolve(t, concept, Config{})
 	if together(res, "a", "b") {
-		t.Errorf("product merged at cosine 0.85 without a key: %+v", mergeOf(res, "a", "b"))
+		t.Errorf("concept merged at cosine 0.85 without a key: %+v", mergeOf(res, "a", "b"))
 	}
-	if u := uncertainPair(res, "a", "b"); u == nil || u.Score != 0 {
-		t.Errorf("product: uncertain %+v, want listed without a score", u)
+	if u := uncertainPair(res, "a", "b"); u == nil || u.Rule != RuleUncertainCosine || u.Score != 0 {
+		t.Errorf("concept: uncertain %+v, want %s without a score", u, RuleUncertainCosine)
 	}
-	res = mustResolve(t, prod, Config{KindRules: map[Kind]RuleSet{KindProduct: RulesThreshold}})
+	res = mustResolve(t, concept, Config{KindRules: map[Kind]RuleSet{KindConcept: RulesThreshold}})
 	if !together(res, "a", "b") {
-		t.Errorf("product under KindRules threshold: apart")
+		t.Errorf("concept under KindRules threshold: apart")
 	}
-	res = mustResolve(t, prod, Config{KindRules: map[Kind]RuleSet{KindProduct: RulesScore}, Model: scoreModel()})
-	if u := uncertainPair(res, "a", "b"); (u == nil || u.Score == 0) && (mergeOf(res, "a", "b") == nil || mergeOf(res, "a", "b").Score == 0) {
-		t.Errorf("product under KindRules score: no score on the pair")
+	res = mustResolve(t, concept, Config{KindRules: map[Kind]RuleSet{KindConcept: RulesScore}, Model: scoreModel()})
+	p := uncertainPair(res, "a", "b")
+	if p == nil {
+		p = mergeOf(res, "a", "b")
+	}
+	if p == nil || p.Score == 0 {
+		t.Errorf("concept under KindRules score: pair %+v, want a score", p)
 	}
 }
 
