@@ -135,8 +135,10 @@
 // plural or acronym key; extra words that are all legal-form words or
 // single letters (corporate suffixes, stop words, legal forms written out:
 // "Naamloze Vennootschap", "Aktiengesellschaft"); a neighbour both are
-// related to (Entity.Neighbours); the same Anchor. The bounds count the
-// guard too (a shared core must reach its members with a second signal).
+// related to (Entity.Neighbours); the same Anchor; for two person names,
+// the longer being the only person name of the build that holds the
+// shorter ("Obama" / "Barack Obama"). The bounds count the guard too (a
+// shared core must reach its members with a second signal).
 //
 // An entity with Title set is a source's title or heading (the consolidate
 // stage marks them): it names a document, not an entity, so its pairs

@@ -263,6 +263,47 @@ var legalFormWords = func() map[string]bool {
 // V", "V").
 func legalFormWord(w string) bool { return legalFormWords[w] || utf8.RuneCountInString(w) == 1 }
 
+// containers returns how many person names of the build hold every word
+// of person name i and more, counted once per entity: a surname or a
+// first name inside exactly one longer name is that person's. Names whose
+// rarest word more than MaxBlockSize names hold count as many.
+func (r *resolver) containers(i int) int {
+	t := r.text
+	if r.personWords == nil {
+		r.personWords = map[uint32][]int32{}
+		for k, bag := range t.name {
+			if r.kind[k] != KindPerson {
+				continue
+			}
+			for _, w := range bag {
+				if t.names.df[w] <= r.cfg.MaxBlockSize {
+					r.personWords[w] = append(r.personWords[w], int32(k))
+				}
+			}
+		}
+	}
+	bag := t.name[i]
+	if len(bag) == 0 {
+		return 0
+	}
+	rarest := bag[0]
+	for _, w := range bag[1:] {
+		if t.names.df[w] < t.names.df[rarest] {
+			rarest = w
+		}
+	}
+	if t.names.df[rarest] > r.cfg.MaxBlockSize {
+		return r.cfg.MaxBlockSize
+	}
+	n := 0
+	for _, k := range r.personWords[rarest] {
+		if int(k) != i && len(t.name[k]) > len(bag) && strictSubset(bag, t.name[k]) {
+			n++
+		}
+	}
+	return n
+}
+
 // subsetAlone reports whether one name's words are a strict subset of the
 // other's ("Philips" in "Intellectual Philips Property Standards",
 // "Sanofi" in "Sanofi Synthelabo", "Velora Cycles" in "Velora Cycles
@@ -273,7 +314,10 @@ func legalFormWord(w string) bool { return legalFormWords[w] || utf8.RuneCountIn
 // acronym key; extra words that are all legal-form words or single
 // letters ("Akzo Nobel" / "Akzo Nobel Naamloze Vennootschap", "Euro
 // Whirlpool" / "Euro V Whirlpool"); a shared neighbour in the graph;
-// the same anchor (one record of data).
+// the same anchor (one record of data); for person names, the longer
+// being the only person name of the build that holds the shorter ("Obama"
+// and "Barack Obama" in a build with no other Obama; not "Smithson" beside
+// "John Smithson" and "Jane Smithson").
 func (r *resolver) subsetAlone(i, j int, keys keyKind) bool {
 	t := r.text
 	if t == nil || !strictSubset(t.name[i], t.name[j]) {
@@ -289,8 +333,12 @@ func (r *resolver) subsetAlone(i, j int, keys keyKind) bool {
 		return false
 	}
 	long, short := t.name[i], t.name[j]
+	s := j
 	if len(long) < len(short) {
-		long, short = short, long
+		long, short, s = short, long, i
+	}
+	if r.kind[i] == KindPerson && r.kind[j] == KindPerson && r.containers(s) == 1 {
+		return false // "Obama" inside "Barack Obama", the only such name
 	}
 	for _, w := range long {
 		if _, in := slices.BinarySearch(short, w); !in && !legalFormWord(t.names.words[w]) {

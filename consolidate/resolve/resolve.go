@@ -280,12 +280,15 @@ type resolver struct {
 
 	accepted map[uint64]Pair // pairKey(i, j) → the merge
 
-	text     *textIndex // the second signals' bags; nil without keys.signals
-	variant  []bool     // name word id → a variant word (guards.go)
-	model    *Model     // the calibrated score; nil when no pair is decided by RulesScore, or without keys.signals
-	kind     []Kind     // entity → the kind of its name
-	anchored []int      // the entities with an Anchor, in index order
-	stats    Stats
+	text    *textIndex // the second signals' bags; nil without keys.signals
+	variant []bool     // name word id → a variant word (guards.go)
+	model   *Model     // the calibrated score; nil when no pair is decided by RulesScore, or without keys.signals
+	kind    []Kind     // entity → the kind of its name
+	// personWords are the person names by name word, for containers;
+	// built on first use.
+	personWords map[uint32][]int32
+	anchored    []int // the entities with an Anchor, in index order
+	stats       Stats
 }
 
 func newResolver(entities []Entity, cfg Config, keys keySet) (*resolver, error) {
