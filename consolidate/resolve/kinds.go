@@ -50,8 +50,9 @@ func KindOf(typ string) Kind {
 // DefaultKindRules are the rules each kind is decided by under RulesKind,
 // the default (see docs/resolution.md and docs/benchmarks.md, "Entity
 // resolution by kind of name", for the measurements that chose them). No
-// kind keeps the calibrated score: out of sample it did not beat the
-// simple rules on any kind it was fitted on.
+// kind keeps the learned score: out of sample its probabilities were far
+// from the truth (0.99 right about 40 % of the time), and on no kind did
+// it win on both pairwise and B³ F1 on both samples.
 var DefaultKindRules = map[Kind]RuleSet{
 	KindOrganization: RulesThreshold,
 	KindPerson:       RulesThreshold,
