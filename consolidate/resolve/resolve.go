@@ -511,6 +511,11 @@ func (r *resolver) decide(i, j int, keys keyKind) (p Pair, merge, uncertain bool
 		if rs == RulesScore && r.model == nil {
 			rs = RulesCosine
 		}
+		if rs != RulesScore && keys == 0 && (p.Band == BandNone || p.Cosine < r.cfg.Low) {
+			// Neither merged nor listed by the simple rules: the most
+			// candidates of the wider blocks, whose signals are not needed.
+			return p, false, false
+		}
 		r.addSignals(&p, i, j, keys, rs == RulesScore)
 	}
 	switch rs {
