@@ -284,10 +284,28 @@ type neighbour struct {
 // better orders neighbours by cosine, highest first, then by index.
 func better(a, b neighbour) int { return cmp.Or(cmp.Compare(b.c, a.c), cmp.Compare(a.j, b.j)) }
 
-// topK appends to out the pairs of i with its best K neighbours.
+// topK appends to out the pairs of i with its best K neighbours. A long
+// list (neighbours down to Floor can be hundreds) is not sorted whole:
+// its best K are kept in order as it is read.
 func (r *resolver) topK(out []cand, i int32, ns []neighbour) []cand {
-	slices.SortFunc(ns, better)
-	for _, n := range ns[:min(len(ns), r.cfg.K)] {
+	k := r.cfg.K
+	if len(ns) > 4*k {
+		top := make([]neighbour, 0, k+1)
+		for _, n := range ns {
+			if len(top) == k && better(n, top[k-1]) >= 0 {
+				continue
+			}
+			pos, _ := slices.BinarySearchFunc(top, n, better)
+			top = slices.Insert(top, pos, n)
+			if len(top) > k {
+				top = top[:k]
+			}
+		}
+		ns = top
+	} else {
+		slices.SortFunc(ns, better)
+	}
+	for _, n := range ns[:min(len(ns), k)] {
 		a, b := min(i, n.j), max(i, n.j)
 		out = append(out, cand{i: a, j: b})
 	}
