@@ -112,6 +112,7 @@ func Build(ctx context.Context, in Input) (Output, error) {
 	cfg.Overrides = rowOverrides(cfg.Overrides, in.Link.Overrides, rows.Nodes)
 	surfaces := collectSurfaces(in.Triplets, in.Entities)
 	addRowSurfaces(surfaces, rows.Nodes)
+	markTitles(surfaces, in.Chunks)
 	vectors, err := embedSurfaces(ctx, surfaces, in.Embedder)
 	if err != nil {
 		return out, err

@@ -114,6 +114,7 @@ type surface struct {
 	evidence     []string        // sample mentions CHUNK_ID:START-END
 	row          *kg.Node        // the row entity, for a surface that is one (its key is the node's id)
 	neighbours   map[string]bool // names of the other ends of its facts, at most maxNeighbours
+	title        bool            // the name is a source's title or a heading (titles)
 }
 
 // maxNeighbours bounds the neighbour names a surface keeps for resolution's
@@ -223,7 +224,7 @@ func resolveVectors(ctx context.Context, surfaces map[string]*surface, vectors m
 		s := surfaces[k]
 		ents[i] = resolve.Entity{
 			Key: k, Name: s.name, Type: s.typ, Description: top(s.descriptions), Mentions: s.mentions, Evidence: s.facts, Vector: vectors[k],
-			Anchor: s.anchor(), Neighbours: slices.Sorted(maps.Keys(s.neighbours)),
+			Anchor: s.anchor(), Neighbours: slices.Sorted(maps.Keys(s.neighbours)), Title: s.title,
 		}
 	}
 	res, err := resolve.Resolve(ctx, ents, cfg)
@@ -475,4 +476,52 @@ func cosine(a, b []float32) float64 {
 		return 0
 	}
 	return dot / math.Sqrt(na*nb)
+}
+
+// Title lengths, in words: a shorter heading ("Suppliers", "Velora
+// Cycles") may well be the name of an entity, a longer line is prose.
+const (
+	minTitleWords = 3
+	maxTitleWords = 20
+)
+
+// titles returns the normalised titles and headings of the sources: every
+// level of a chunk's section path, and the first line of a source's first
+// chunk (a PDF's title: "Velora Cycles Quality Review, First Quarter
+// 2025"), when it has minTitleWords to maxTitleWords words and does not
+// end a sentence.
+func titles(chunks []kg.Chunk) map[string]bool {
+	out := map[string]bool{}
+	add := func(t string) {
+		t = strings.TrimSpace(t)
+		if n := len(strings.Fields(t)); n < minTitleWords || n > maxTitleWords || strings.HasSuffix(t, ".") {
+			return
+		}
+		out[resolve.NormalizeName(t)] = true
+	}
+	for _, c := range chunks {
+		if c.Section != "" {
+			for _, h := range strings.Split(c.Section, " > ") {
+				add(h)
+			}
+		}
+		if c.Ordinal == 0 {
+			first, _, _ := strings.Cut(strings.TrimSpace(c.Text), "\n")
+			add(first)
+		}
+	}
+	return out
+}
+
+// markTitles marks the surfaces whose name is a title or a heading of a
+// source: such a name names a document or a part of one, not an entity,
+// and resolve merges it with no other name (resolve.Entity.Title).
+func markTitles(surfaces map[string]*surface, chunks []kg.Chunk) {
+	ts := titles(chunks)
+	if len(ts) == 0 {
+		return
+	}
+	for _, s := range surfaces {
+		s.title = s.row == nil && ts[resolve.NormalizeName(s.name)]
+	}
 }

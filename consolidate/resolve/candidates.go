@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"math/rand"
 	"slices"
 
@@ -27,6 +28,9 @@ func (r *resolver) candidates(ctx context.Context) ([]cand, error) {
 		words := r.tokenCandidates()
 		r.stats.TokenPairs = len(words)
 		keyed = append(keyed, words...)
+		grams := r.gramCandidates()
+		r.stats.GramPairs = len(grams)
+		keyed = append(keyed, grams...)
 	}
 	near, err := r.vectorCandidates(ctx)
 	if err != nil {
@@ -280,10 +284,28 @@ type neighbour struct {
 // better orders neighbours by cosine, highest first, then by index.
 func better(a, b neighbour) int { return cmp.Or(cmp.Compare(b.c, a.c), cmp.Compare(a.j, b.j)) }
 
-// topK appends to out the pairs of i with its best K neighbours.
+// topK appends to out the pairs of i with its best K neighbours. A long
+// list (neighbours down to Floor can be hundreds) is not sorted whole:
+// its best K are kept in order as it is read.
 func (r *resolver) topK(out []cand, i int32, ns []neighbour) []cand {
-	slices.SortFunc(ns, better)
-	for _, n := range ns[:min(len(ns), r.cfg.K)] {
+	k := r.cfg.K
+	if len(ns) > 4*k {
+		top := make([]neighbour, 0, k+1)
+		for _, n := range ns {
+			if len(top) == k && better(n, top[k-1]) >= 0 {
+				continue
+			}
+			pos, _ := slices.BinarySearchFunc(top, n, better)
+			top = slices.Insert(top, pos, n)
+			if len(top) > k {
+				top = top[:k]
+			}
+		}
+		ns = top
+	} else {
+		slices.SortFunc(ns, better)
+	}
+	for _, n := range ns[:min(len(ns), k)] {
 		a, b := min(i, n.j), max(i, n.j)
 		out = append(out, cand{i: a, j: b})
 	}
@@ -304,8 +326,7 @@ type hit struct {
 // compare appends to hits every pair (x, y) of positions in m, x from xs
 // and y from ys, of compatible types and cosine ≥ Low; with triangle it
 // takes only x < y (xs and ys being the same tile), and it skips x == y.
-func (r *resolver) compare(hits []hit, m, xs, ys []int32, triangle bool) []hit {
-	low := float32(r.cfg.Low)
+func (r *resolver) compare(hits []hit, m, xs, ys []int32, triangle bool, low float32) []hit {
 	for k, x := range xs {
 		i := int(m[x])
 		vi := r.vec(i)
@@ -358,6 +379,11 @@ func tiles(n int) [][]int32 {
 	return out
 }
 
+// smallGroup is the size up to which a group's members keep their K
+// nearest neighbours whatever their cosine, not only those of at least
+// Floor.
+const smallGroup = 256
+
 // exact compares every pair of a group's members, tile by tile, on all
 // workers.
 func (r *resolver) exact(ctx context.Context, m []int32) ([]cand, error) {
@@ -369,13 +395,20 @@ func (r *resolver) exact(ctx context.Context, m []int32) ([]cand, error) {
 			tasks = append(tasks, task{a, b})
 		}
 	}
+	// In a small group every pair may be a candidate at little cost, so
+	// each member keeps its K nearest whatever their cosine: aliases with
+	// nothing in common but their document ("Washington" / "D.C.").
+	low := float32(r.cfg.Floor)
+	if len(m) <= smallGroup {
+		low = -2
+	}
 	hits := make([][]hit, r.cfg.Workers)
 	parallelChunks(len(tasks), r.cfg.Workers, 4, func(w, lo, hi int) {
 		if ctx.Err() != nil {
 			return
 		}
 		for _, t := range tasks[lo:hi] {
-			hits[w] = r.compare(hits[w], m, ts[t.a], ts[t.b], t.a == t.b)
+			hits[w] = r.compare(hits[w], m, ts[t.a], ts[t.b], t.a == t.b, low)
 		}
 	})
 	if ctx.Err() != nil {
@@ -415,7 +448,7 @@ func (r *resolver) indexed(ctx context.Context, m []int32) ([]cand, error) {
 // cosine ≥ Low among those find visits; find visits each entity at most
 // once per member.
 func (r *resolver) search(ctx context.Context, m []int32, find func(pos int, v []float32, visit func(int32))) ([]cand, error) {
-	low := float32(r.cfg.Low)
+	low := float32(r.cfg.Floor)
 	found := make([][]cand, r.cfg.Workers)
 	parallelChunks(len(m), r.cfg.Workers, 64, func(w, lo, hi int) {
 		if ctx.Err() != nil {
@@ -445,4 +478,84 @@ func (r *resolver) search(ctx context.Context, m []int32, find func(pos int, v [
 		out = append(out, f...)
 	}
 	return out, nil
+}
+
+// gramProbes is how many of its rarest character trigrams a name is
+// looked up by in gramCandidates.
+const gramProbes = 12
+
+// gramCandidates returns, for every entity, its K others (type-compatible,
+// not keep-apart) that share the most of its gramProbes rarest character
+// trigrams, at least two, among the trigrams of its compact name that at
+// most MaxBlockSize names have. They find what no word and no cosine
+// finds: typos inside a word ("ALCATEL" / "ALKATEL", "AKZO NOBEL" / "AKZO
+// NOBLE"), words run together, and a model code written two ways
+// ("DP-29F" / "DP29F" inside longer titles). The trigrams are sorted as
+// (trigram, entity) pairs rather than kept in a map, so that their memory
+// is a flat slice, 8 bytes a trigram.
+func (r *resolver) gramCandidates() []cand {
+	n := len(r.ents)
+	var keys []uint64
+	for i := range r.ents {
+		if r.keepApart[i] {
+			continue
+		}
+		for _, g := range trigrams(r.feat[i].name) {
+			keys = append(keys, uint64(g)<<32|uint64(i))
+		}
+	}
+	slices.Sort(keys)
+	// For each entity, the posting lists (runs of keys) of its trigrams that
+	// two to MaxBlockSize names share.
+	type run struct{ lo, hi int32 }
+	of := make([][]run, n)
+	for lo := 0; lo < len(keys); {
+		hi := lo + 1
+		for hi < len(keys) && keys[hi]>>32 == keys[lo]>>32 {
+			hi++
+		}
+		if df := hi - lo; df >= 2 && df <= r.cfg.MaxBlockSize {
+			for k := lo; k < hi; k++ {
+				i := int(keys[k] & math.MaxUint32)
+				of[i] = append(of[i], run{int32(lo), int32(hi)})
+			}
+		}
+		lo = hi
+	}
+	found := make([][]cand, r.cfg.Workers)
+	parallelChunks(n, r.cfg.Workers, 256, func(w, lo, hi int) {
+		hits := map[int32]int{}
+		var ns []neighbour
+		for i := lo; i < hi; i++ {
+			runs := of[i]
+			if len(runs) == 0 {
+				continue
+			}
+			slices.SortFunc(runs, func(a, b run) int {
+				return cmp.Or(cmp.Compare(a.hi-a.lo, b.hi-b.lo), cmp.Compare(a.lo, b.lo))
+			})
+			runs = runs[:min(len(runs), gramProbes)]
+			clear(hits)
+			for _, rn := range runs {
+				for k := rn.lo; k < rn.hi; k++ {
+					if j := int32(keys[k] & math.MaxUint32); int(j) != i {
+						hits[j]++
+					}
+				}
+			}
+			need := min(2, len(runs))
+			ns = ns[:0]
+			for j, h := range hits {
+				if h >= need && r.compatible(i, int(j)) {
+					ns = append(ns, neighbour{j: j, c: float32(h)})
+				}
+			}
+			found[w] = r.topK(found[w], int32(i), ns)
+		}
+	})
+	var out []cand
+	for _, f := range found {
+		out = append(out, f...)
+	}
+	return out
 }

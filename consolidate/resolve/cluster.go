@@ -118,7 +118,7 @@ func (r *resolver) sim(i, j int) float64 {
 	if !ok {
 		return r.cfg.MinClusterSim
 	}
-	if r.model != nil && c < r.cfg.MinClusterSim && (r.scoreHolds(i, j, c) || r.sharedCore(i, j) >= 0) {
+	if c < r.cfg.MinClusterSim && r.familyRules(i, j) && (r.scoreHolds(i, j, c) || r.sharedCore(i, j) >= 0) {
 		return r.cfg.MinClusterSim // the score does not call them apart, or both extend one core
 	}
 	return c
@@ -161,7 +161,7 @@ func (r *resolver) sharedCore(i, j int) int {
 // p, sorted) that link a core to the members it holds together: two
 // members the bounds would have split without a core.
 func (r *resolver) markCores(p []int, merges []Pair) {
-	if r.model == nil || len(p) < 3 {
+	if r.text == nil || len(p) < 3 {
 		return
 	}
 	core := map[[2]string]bool{}
@@ -175,7 +175,7 @@ func (r *resolver) markCores(p []int, merges []Pair) {
 				continue
 			}
 			c, ok := r.cosine(i, j)
-			if !ok || c >= r.cfg.MinClusterSim || r.scoreHolds(i, j, c) {
+			if !ok || c >= r.cfg.MinClusterSim || !r.familyRules(i, j) || r.scoreHolds(i, j, c) {
 				continue
 			}
 			if k := r.sharedCore(i, j); k >= 0 {
@@ -202,7 +202,20 @@ func (r *resolver) guarded(i, j int) bool {
 	return numbersDiffer(fi, fj) ||
 		variantDiffer(t.name[i], t.name[j], r.variant, t.names.words) ||
 		((fi.short || fj.short) && r.keysOf(i, j) == 0) ||
-		substituted(t.name[i], t.name[j], t.names.words)
+		substituted(t.name[i], t.name[j], t.names.words) ||
+		r.subsetAlone(i, j, r.keysOf(i, j))
+}
+
+// familyRules reports whether the pair (i, j) is decided by rules that
+// keep name families whole in the bounds (a shared core; a score that
+// does not call them apart): RulesScore and RulesThreshold, not
+// RulesCosine, whose bounds are the cosine alone.
+func (r *resolver) familyRules(i, j int) bool {
+	if r.text == nil {
+		return false
+	}
+	rs := r.ruleSetOf(i, j)
+	return rs == RulesScore || rs == RulesThreshold
 }
 
 // isCoreOf reports whether entity k can be the core of a family holding
@@ -220,7 +233,7 @@ func (r *resolver) isCoreOf(k, i int) bool {
 // call them apart.
 func (r *resolver) scoreHolds(i, j int, c float64) bool {
 	t := r.text
-	if t.names.containment(t.name[i], t.name[j]) < tokenLevel || r.guarded(i, j) {
+	if r.model == nil || r.ruleSetOf(i, j) != RulesScore || t.names.containment(t.name[i], t.name[j]) < tokenLevel || r.guarded(i, j) {
 		return false
 	}
 	return r.model.Score(r.values(i, j, r.keysOf(i, j), c)) >= r.model.Uncertain

@@ -3,13 +3,16 @@ package resolve
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
+	"slices"
 )
 
 // Default settings; a zero field of Config takes the default.
 const (
 	DefaultHigh               = 0.92
 	DefaultLow                = 0.80
+	DefaultFloor              = 0.50
 	DefaultShortHigh          = 0.97
 	DefaultMinClusterSim      = 0.75
 	DefaultMaxClusterSize     = 50
@@ -34,6 +37,12 @@ type Config struct {
 	// one in [Low, High) is uncertain and merges only when a blocking key
 	// agrees, one below Low stays apart.
 	High, Low float64
+	// Floor is the least cosine of a nearest-neighbour candidate: each
+	// entity's K nearest neighbours with a cosine of at least Floor are
+	// decided by the rules (a pair under Low merges only by a key or the
+	// score). Lower than Low so that candidates find the pairs ("Japan" /
+	// "Japanese"); at most Low.
+	Floor float64
 	// ShortHigh is the cosine a short name (see the package doc) needs to
 	// merge when no blocking key agrees.
 	ShortHigh float64
@@ -69,10 +78,16 @@ type Config struct {
 	// Workers is the number of goroutines that compare vectors; zero means
 	// GOMAXPROCS.
 	Workers int
-	// Rules chooses how candidate pairs are decided: RulesScore (the
-	// default) by the calibrated score of their signals, RulesCosine by the
-	// cosine bands and keys alone (the rules before calibration).
+	// Rules chooses how candidate pairs are decided: RulesKind (the
+	// default) by the rule of the names' kind (KindRules), RulesScore by
+	// the calibrated score of their signals, RulesCosine by the cosine
+	// bands and keys alone (the rules before calibration), RulesThreshold
+	// by a cosine of at least Low with every guard.
 	Rules RuleSet
+	// KindRules, under RulesKind, sets the rule set of a kind of name
+	// (KindOf of the entity type); a kind not listed takes
+	// DefaultKindRules. RulesKind itself is not a kind's rule.
+	KindRules map[Kind]RuleSet
 	// Model is the calibrated score under RulesScore; nil means
 	// DefaultModel (fitted on the development sets, model.json).
 	Model *Model
@@ -83,9 +98,14 @@ type RuleSet string
 
 // The rule sets.
 const (
-	RulesScore  RuleSet = "score"
-	RulesCosine RuleSet = "cosine"
+	RulesKind      RuleSet = "kind"      // each kind of name by its own rule set (KindRules)
+	RulesScore     RuleSet = "score"     // the calibrated score over the signals
+	RulesCosine    RuleSet = "cosine"    // cosine ≥ High, or a key with cosine ≥ Low
+	RulesThreshold RuleSet = "threshold" // cosine ≥ Low, behind every guard
 )
+
+// ruleSets are the rule sets a kind may take.
+var ruleSets = []RuleSet{RulesScore, RulesCosine, RulesThreshold}
 
 // IndexKind names a way to find near neighbours in a large group.
 type IndexKind string
@@ -149,6 +169,7 @@ func (c Config) withDefaults() Config {
 	}
 	def(&c.High, DefaultHigh)
 	def(&c.Low, DefaultLow)
+	def(&c.Floor, min(DefaultFloor, c.Low))
 	def(&c.ShortHigh, DefaultShortHigh)
 	def(&c.MinClusterSim, DefaultMinClusterSim)
 	defInt(&c.MaxClusterSize, DefaultMaxClusterSize)
@@ -170,7 +191,7 @@ func (c Config) withDefaults() Config {
 	}
 	defInt(&c.Workers, runtime.GOMAXPROCS(0))
 	if c.Rules == "" {
-		c.Rules = RulesScore
+		c.Rules = RulesKind
 	}
 	return c
 }
@@ -186,13 +207,16 @@ func (c Config) Validate() error {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"high", c.High}, {"low", c.Low}, {"short_high", c.ShortHigh}, {"min_cluster_sim", c.MinClusterSim}} {
+	}{{"high", c.High}, {"low", c.Low}, {"floor", c.Floor}, {"short_high", c.ShortHigh}, {"min_cluster_sim", c.MinClusterSim}} {
 		if f.v < -1 || f.v > 1 {
 			bad(f.name, f.v, "must be a cosine in [-1, 1]")
 		}
 	}
 	if c.Low > c.High {
 		bad("low", c.Low, fmt.Sprintf("must not exceed high (%v)", c.High))
+	}
+	if c.Floor > c.Low {
+		bad("floor", c.Floor, fmt.Sprintf("must not exceed low (%v)", c.Low))
 	}
 	if c.ShortHigh < c.High {
 		bad("short_high", c.ShortHigh, fmt.Sprintf("must not be under high (%v)", c.High))
@@ -222,8 +246,13 @@ func (c Config) Validate() error {
 	if c.Index != IndexIVF && c.Index != IndexHNSW {
 		bad("index", c.Index, fmt.Sprintf("must be %q or %q", IndexIVF, IndexHNSW))
 	}
-	if c.Rules != RulesScore && c.Rules != RulesCosine {
-		bad("rules", c.Rules, fmt.Sprintf("must be %q or %q", RulesScore, RulesCosine))
+	if c.Rules != RulesKind && !slices.Contains(ruleSets, c.Rules) {
+		bad("rules", c.Rules, fmt.Sprintf("must be %q, %q, %q or %q", RulesKind, RulesScore, RulesCosine, RulesThreshold))
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.KindRules)) {
+		if v := c.KindRules[k]; !slices.Contains(ruleSets, v) {
+			bad("kind_rules."+string(k), v, fmt.Sprintf("must be %q, %q or %q", RulesScore, RulesCosine, RulesThreshold))
+		}
 	}
 	if c.Model != nil {
 		if err := c.Model.Validate(); err != nil {

@@ -33,10 +33,17 @@
 //     inverted file (IndexIVF: spherical k-means cells, each member
 //     compared with the members of its Probes nearest cells), or an HNSW
 //     graph (IndexHNSW, github.com/coder/hnsw). Each entity keeps its K
-//     nearest compatible neighbours with cosine ≥ Low; a pair is a
-//     candidate when either end kept the other. Both kinds of candidate
-//     are restricted to type-compatible pairs and leave out keep-apart
-//     entities.
+//     nearest compatible neighbours with cosine ≥ Floor (0.5, under Low:
+//     a candidate is decided by the rules, and one under Low merges only
+//     by a key or the score), and in a group of at most 256 members its K
+//     nearest whatever their cosine; a pair is a candidate when either end
+//     kept the other. Two more blocks, with the signals (below): rare
+//     shared words, and rare shared character trigrams (each entity
+//     looked up by its 12 rarest trigrams that at most MaxBlockSize names
+//     hold, keeping its K others sharing the most of them, at least two:
+//     "ALCATEL" / "ALKATEL", "DP29F" / "DP-29F"). Every block keeps at
+//     most K pairs per entity. All candidates are restricted to
+//     type-compatible pairs and leave out keep-apart entities.
 //  5. Every candidate pair is decided by the rules below. Must-link pairs
 //     and merged pairs are joined in a union-find (path compression, union
 //     by rank); a cannot-link pair is never joined directly.
@@ -87,10 +94,56 @@
 //     unknown): recorded, not merged.
 //   - anything else stays apart.
 //
-// These are the rules of RulesCosine. Under RulesScore, the default, a
-// candidate pair is decided by the calibrated score instead (below); the
-// number and short-name guards, the incompatible types and equal names stay
-// as they are.
+// These are the rules of RulesCosine, with one guard more before
+// cosine_high: guard_subset (below). Under RulesScore a candidate pair is
+// decided by the calibrated score instead (below), and under
+// RulesThreshold by a cosine ≥ Low behind every guard; the number and
+// short-name guards, the incompatible types and equal names stay as they
+// are.
+//
+// # Kinds of name
+//
+// Under RulesKind, the default, each pair is decided by the rule set of
+// its kind of name (KindOf of the entity type: organisation, person,
+// product, or concept for every other type and an unknown one), from
+// Config.KindRules or DefaultKindRules: organisations, persons and
+// products by RulesThreshold, concepts by RulesCosine. No kind takes
+// RulesScore by default: out of sample the score did not beat the simple
+// rules (docs/benchmarks.md), so no pair carries a number it cannot back
+// (Pair.Score 0; the rule and its signals say why). Two names of different
+// kinds take the rule of the known kind when one type is unknown, else
+// RulesCosine. A kind changes the merge rule, never a guard: every rule
+// set keeps the number, variant, short-name, one-word-each and subset
+// guards.
+//
+// RulesThreshold, first match wins: guard_number; same_name;
+// guard_variant; key_and_cosine; then, at a cosine ≥ Low, guard_short (a
+// short name without a key under ShortHigh), guard_words (one word each,
+// not a respelling, under High), guard_subset, else cosine_threshold
+// merges; a key under Low is key_without_cosine; anything else stays
+// apart. A guarded pair is uncertain when its cosine reaches Low or a key
+// agrees; its margin is the distance of its cosine from Low.
+//
+// # Subsets and titles
+//
+// guard_subset: when the name words of one name are a strict subset of
+// the other's ("PHILIPS" / "INTELLECTUAL PHILIPS PROPERTY STANDARDS",
+// "SANOFI" / "SANOFI SYNTHELABO", "Supplier" / "Supplier scores") the
+// cosine and the containment are high whether the longer is the same
+// company or its subsidiary, its plant or its report, so they do not merge
+// it alone, under every rule set. A second signal must agree: a suffix,
+// plural or acronym key; extra words that are all legal-form words or
+// single letters (corporate suffixes, stop words, legal forms written out:
+// "Naamloze Vennootschap", "Aktiengesellschaft"); a neighbour both are
+// related to (Entity.Neighbours); the same Anchor; for two person names,
+// the longer being the only person name of the build that holds the
+// shorter ("Obama" / "Barack Obama"). The bounds count the guard too (a
+// shared core must reach its members with a second signal).
+//
+// An entity with Title set is a source's title or heading (the consolidate
+// stage marks them): it names a document, not an entity, so its pairs
+// with other names are not decided at all — neither merged nor listed for
+// review — and only an equal name or a must-link joins it.
 //
 // # Signals and the calibrated score
 //
@@ -110,7 +163,8 @@
 // "implementations", "NOBEL" / "NOBLE"). The values are in Pair.Values;
 // the signals that agree are listed in Pair.Signals.
 //
-// Under RulesScore, first match wins: guard_number, with numbers compared
+// Under RulesScore (never the default since the kinds of name), first
+// match wins: guard_number, with numbers compared
 // after normalising their writing (numbersDiffer); same_name;
 // guard_variant, when the names differ in one word each and one is a
 // variant word of the build — a word of four letters or more that is the
@@ -123,7 +177,8 @@
 // as every pair of the fit has its cosine) unless a short name without
 // key lacks a cosine ≥ ShortHigh (guard_short) or, under High, the names
 // differ in one word each that is not a respelling (guard_words: "John
-// Smith" / "Jane Smith"); a key with p under Uncertain is
+// Smith" / "Jane Smith"), or one name is inside the other without a
+// second signal (guard_subset); a key with p under Uncertain is
 // key_without_cosine; p ≥ Uncertain, or a cosine ≥ Low, is uncertain
 // (uncertain_score); anything else stays apart. The guards never merge;
 // a guarded pair is uncertain when its score reaches Uncertain, its
@@ -132,9 +187,11 @@
 // decides whatever the score (Candidate.Decided: guard_number, same_name,
 // guard_variant, key_and_cosine).
 //
-// In the bounds, under RulesScore, a pair that no guard of these rules
+// In the bounds, under RulesScore and RulesThreshold (the score part under
+// RulesScore only), a pair that no guard of these rules
 // would keep apart however high its score (numbers, variant word, one word
-// each, a short name without a key) counts at least MinClusterSim alike
+// each, a short name without a key, a subset without a second signal)
+// counts at least MinClusterSim alike
 // when either
 //
 //   - it shares rare words as a candidate does (containment ≥ 0.5) and its

@@ -28,10 +28,14 @@ func family(core, left, right string, c float64) []Entity {
 // and its forms with a city or a legal form in another language, are one
 // company although two of the forms are far apart by cosine (0.62 here,
 // under the bound of 0.75) and share too few words for the score to hold
-// them. Both were merged with the core, whose words are all in both: the
+// them. Both were merged with the core, whose words are all in both, each
+// with a second signal (a core is inside its forms, so the subset guard
+// asks for one): a legal form written out, a shared co-inventor. The
 // bound keeps the family whole and the merge log says why.
 func TestBoundKeepsANameFamilyAroundItsCore(t *testing.T) {
 	ents := family("Akzo Nobel", "Akzo Arnheimarnhem NL Nobel V", "Akzo Naamlooze Nobel Vennootschap", 0.9)
+	ents[0].Neighbours = []string{"Jan de Vries"}
+	ents[1].Neighbours = []string{"Jan de Vries"}
 	res := mustResolve(t, ents, Config{})
 	if !together(res, "core", "left") || !together(res, "core", "right") {
 		t.Fatalf("the family is split: %+v; splits %+v", clusterOf(res, "core"), res.Splits)
@@ -76,7 +80,7 @@ func TestSignalTypoMergesTitlesThatDifferByATypo(t *testing.T) {
 		ent("q1", "Using semantic values to facilitate interoperability among heterogeneous information systems", "publication", b),
 		ent("q2", "Using Semantic Values to Falilitate Interoperability Among Heterogeneous Information Systems", "publication", s.near(b, 0.964)),
 	}
-	res := mustResolve(t, ents, Config{})
+	res := mustResolve(t, ents, Config{Rules: RulesScore})
 	for _, pq := range [][2]string{{"p1", "p2"}, {"q1", "q2"}} {
 		m := mergeOf(res, pq[0], pq[1])
 		if m == nil || m.Rule != RuleScore || !slices.Contains(m.Signals, SignalTypo) {
@@ -104,7 +108,7 @@ func TestTypoDifferIsOneEditInFiveLetters(t *testing.T) {
 // and no cosine to confirm them).
 func TestScoreNeverMergesWithoutVectors(t *testing.T) {
 	ents := []Entity{{Key: "a", Name: "Porto Plants", Type: "Plant"}, {Key: "b", Name: "Porto Plant", Type: "Plant"}}
-	res := mustResolve(t, ents, Config{})
+	res := mustResolve(t, ents, Config{Rules: RulesScore})
 	if together(res, "a", "b") {
 		t.Fatalf("merged without vectors: %+v", clusterOf(res, "a"))
 	}
@@ -117,16 +121,23 @@ func TestScoreNeverMergesWithoutVectors(t *testing.T) {
 // that differ in one word each ("John Smith" / "Jane Smith" around
 // "Smith"): the score's rules would not merge them under High however
 // high their score (guard_words), so the bounds do not hold them either.
+// Under every rule set; and "Smithson" alone, inside both, joins neither
+// without a second signal (guard_subset).
 func TestBoundSplitsAFamilyOfSubstitutedNames(t *testing.T) {
 	ents := family("Smithson", "John Smithson", "Jane Smithson", 0.9)
 	for k := range ents {
 		ents[k].Type = "person"
 	}
-	res := mustResolve(t, ents, Config{})
-	if together(res, "left", "right") {
-		t.Errorf("John and Jane Smithson in one cluster: %+v", clusterOf(res, "left"))
-	}
-	if !together(res, "core", "left") && !together(res, "core", "right") {
-		t.Errorf("Smithson joined neither: %+v", res.Clusters)
+	for _, rules := range []RuleSet{RulesKind, RulesScore, RulesThreshold, RulesCosine} {
+		res := mustResolve(t, ents, Config{Rules: rules})
+		if together(res, "left", "right") {
+			t.Errorf("%s: John and Jane Smithson in one cluster: %+v", rules, clusterOf(res, "left"))
+		}
+		if together(res, "core", "left") || together(res, "core", "right") {
+			t.Errorf("%s: Smithson joined a longer name without a second signal: %+v", rules, clusterOf(res, "core"))
+		}
+		if u := uncertainPair(res, "core", "left"); u == nil || u.Rule != RuleGuardSubset {
+			t.Errorf("%s: Smithson / John Smithson uncertain = %+v, want %s", rules, u, RuleGuardSubset)
+		}
 	}
 }

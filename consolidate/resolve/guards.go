@@ -222,3 +222,128 @@ func editSimilarity(a, b string) float64 {
 	}
 	return 1 - float64(d[len(ra)][len(rb)])/float64(n)
 }
+
+// strictSubset reports whether every word of one bag is in the other and
+// the other has more: one name inside a longer one. An empty bag (a name
+// of numbers only) is inside none.
+func strictSubset(a, b []uint32) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if len(a) == 0 || len(a) == len(b) {
+		return false
+	}
+	for _, w := range a {
+		if _, ok := slices.BinarySearch(b, w); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// legalFormWords are the words by which a longer name may extend a
+// shorter one and still name the same company: the corporate suffixes,
+// the stop words, and legal forms written out ("Naamloze Vennootschap",
+// "Aktiengesellschaft", "Société Anonyme"), as NormalizeName spells them.
+var legalFormWords = func() map[string]bool {
+	m := setOf("naamloze", "naamlooze", "vennootschap", "besloten", "aktiengesellschaft", "gesellschaft", "mit", "beschrankter",
+		"haftung", "societe", "anonyme", "kabushiki", "kaisha", "aktiebolag", "aktiebolaget", "aksjeselskap", "aktieselskab",
+		"osakeyhtio", "spolka", "akcyjna", "sociedad", "anonima", "societa", "per", "azioni", "limitada", "compagnie", "cie")
+	for w := range corporateSuffixes {
+		m[w] = true
+	}
+	for w := range stopWords {
+		m[w] = true
+	}
+	return m
+}()
+
+// legalFormWord reports whether a word is a legal-form word or a single
+// letter, what is left of an abbreviated legal form ("N.V." written "N
+// V", "V").
+func legalFormWord(w string) bool { return legalFormWords[w] || utf8.RuneCountInString(w) == 1 }
+
+// containers returns how many person names of the build hold every word
+// of person name i and more, counted once per entity: a surname or a
+// first name inside exactly one longer name is that person's. Names whose
+// rarest word more than MaxBlockSize names hold count as many.
+func (r *resolver) containers(i int) int {
+	t := r.text
+	if r.personWords == nil {
+		r.personWords = map[uint32][]int32{}
+		for k, bag := range t.name {
+			if r.kind[k] != KindPerson {
+				continue
+			}
+			for _, w := range bag {
+				if t.names.df[w] <= r.cfg.MaxBlockSize {
+					r.personWords[w] = append(r.personWords[w], int32(k))
+				}
+			}
+		}
+	}
+	bag := t.name[i]
+	if len(bag) == 0 {
+		return 0
+	}
+	rarest := bag[0]
+	for _, w := range bag[1:] {
+		if t.names.df[w] < t.names.df[rarest] {
+			rarest = w
+		}
+	}
+	if t.names.df[rarest] > r.cfg.MaxBlockSize {
+		return r.cfg.MaxBlockSize
+	}
+	n := 0
+	for _, k := range r.personWords[rarest] {
+		if int(k) != i && len(t.name[k]) > len(bag) && strictSubset(bag, t.name[k]) {
+			n++
+		}
+	}
+	return n
+}
+
+// subsetAlone reports whether one name's words are a strict subset of the
+// other's ("Philips" in "Intellectual Philips Property Standards",
+// "Sanofi" in "Sanofi Synthelabo", "Velora Cycles" in "Velora Cycles
+// Quality Review") and no second signal agrees. The cosine and the
+// containment of such a pair are high whether the longer name is the same
+// company with a qualifier or a subsidiary, a plant or a report of it, so
+// they do not count. A second signal is one of: a suffix, plural or
+// acronym key; extra words that are all legal-form words or single
+// letters ("Akzo Nobel" / "Akzo Nobel Naamloze Vennootschap", "Euro
+// Whirlpool" / "Euro V Whirlpool"); a shared neighbour in the graph;
+// the same anchor (one record of data); for person names, the longer
+// being the only person name of the build that holds the shorter ("Obama"
+// and "Barack Obama" in a build with no other Obama; not "Smithson" beside
+// "John Smithson" and "Jane Smithson").
+func (r *resolver) subsetAlone(i, j int, keys keyKind) bool {
+	t := r.text
+	if t == nil || !strictSubset(t.name[i], t.name[j]) {
+		return false
+	}
+	if keys&(keySuffix|keyPlural|keyAcronym) != 0 {
+		return false
+	}
+	if a := r.ents[i].Anchor; a != "" && a == r.ents[j].Anchor {
+		return false
+	}
+	if len(t.nb[i]) > 0 && len(t.nb[j]) > 0 && t.neigh.overlap(t.nb[i], t.nb[j]) > 0 {
+		return false
+	}
+	long, short := t.name[i], t.name[j]
+	s := j
+	if len(long) < len(short) {
+		long, short, s = short, long, i
+	}
+	if r.kind[i] == KindPerson && r.kind[j] == KindPerson && r.containers(s) == 1 {
+		return false // "Obama" inside "Barack Obama", the only such name
+	}
+	for _, w := range long {
+		if _, in := slices.BinarySearch(short, w); !in && !legalFormWord(t.names.words[w]) {
+			return true
+		}
+	}
+	return false
+}

@@ -64,7 +64,7 @@ func (r *resolver) ivf(ctx context.Context, m []int32) ([]cand, error) {
 			for q := 0; q < len(probing[c]); q += tileSize {
 				xs := probing[c][q:min(q+tileSize, len(probing[c]))]
 				for h := 0; h < len(home[c]); h += tileSize {
-					hits[w] = r.compare(hits[w], m, xs, home[c][h:min(h+tileSize, len(home[c]))], false)
+					hits[w] = r.compare(hits[w], m, xs, home[c][h:min(h+tileSize, len(home[c]))], false, float32(r.cfg.Floor))
 				}
 			}
 		}

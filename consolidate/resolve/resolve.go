@@ -29,6 +29,11 @@ type Entity struct {
 	// entity names its cluster (canonical name and type) and gives it its
 	// id: the cluster's ID is the anchored entity's Key.
 	Anchor string
+	// Title marks a name that is the title or a heading of a source (a
+	// report's title, a section heading): it names a document or a part of
+	// one, not an entity, so it merges only with an equal name (or by a
+	// must-link) and is never paired with another name for review.
+	Title bool
 }
 
 // Band is the cosine band a pair falls in.
@@ -88,6 +93,7 @@ const (
 	RuleShortCosine Rule = "short_name_cosine" // a short name without key, cosine ≥ ShortHigh
 	RuleMustLink    Rule = "must_link"         // an expert's override
 	RuleScore       Rule = "score"             // the calibrated score reaches the merge band
+	RuleThreshold   Rule = "cosine_threshold"  // cosine ≥ Low, and no guard stops it (RulesThreshold)
 )
 
 // Rules that leave a pair uncertain.
@@ -99,6 +105,12 @@ const (
 	RuleGuardVariant    Rule = "guard_variant"      // the names differ only in a variant word (a colour, a size, a counterpart)
 	RuleGuardWords      Rule = "guard_words"        // the names differ in one word each, not a respelling, and the cosine is under High
 	RuleUncertainScore  Rule = "uncertain_score"    // the calibrated score is in the uncertain band
+	// RuleGuardSubset: one name's words are a strict subset of the
+	// other's ("Philips" / "Intellectual Philips Property Standards",
+	// "Sanofi" / "Sanofi Synthelabo", "Supplier" / "Supplier scores") and
+	// no second signal agrees (see subsetAlone): a group and its
+	// subsidiary, a company and its report or its plant.
+	RuleGuardSubset Rule = "guard_subset"
 )
 
 // Pair is a decision about two entities: a merge of the merge log, an
@@ -118,9 +130,11 @@ type Pair struct {
 	// more doubtful.
 	Margin float64 `json:"margin,omitempty"`
 	// Score is the calibrated probability, in [0, 1], that the two are one
-	// entity: the fitted model over the pair's signals (Values). The review
-	// ranks the uncertain band by it, most likely duplicates first; 0 for
-	// a pair decided without the model (an override, a split's weakest pair).
+	// entity: the fitted model over the pair's signals (Values), for a pair
+	// decided by RulesScore. The review ranks the uncertain band by it,
+	// most likely duplicates first; 0 for a pair decided without the model
+	// (a kind decided by a simple rule, an override, a split's weakest
+	// pair): the rule and its signals say why, not a number.
 	Score float64 `json:"score"`
 	// Values are the values of the signals the score was computed from,
 	// by signal; nil when no score was computed.
@@ -190,9 +204,10 @@ type Stats struct {
 	Groups        int `json:"groups"`         // type-compatible groups compared
 	ExactGroups   int `json:"exact_groups"`   // of them, compared pair by pair
 	IndexedGroups int `json:"indexed_groups"` // of them, searched in an HNSW index
-	VectorPairs   int `json:"vector_pairs"`   // neighbour pairs with cosine ≥ Low
+	VectorPairs   int `json:"vector_pairs"`   // neighbour pairs with cosine ≥ Floor
 	KeyPairs      int `json:"key_pairs"`      // pairs sharing a blocking key, once per kind of key
 	TokenPairs    int `json:"token_pairs"`    // pairs found by a rare name word they share
+	GramPairs     int `json:"gram_pairs"`     // pairs found by rare character trigrams they share
 	Candidates    int `json:"candidates"`     // distinct candidate pairs
 	Merged        int `json:"merged"`         // accepted links, must-links included, before splits
 	Uncertain     int `json:"uncertain"`
@@ -265,11 +280,15 @@ type resolver struct {
 
 	accepted map[uint64]Pair // pairKey(i, j) → the merge
 
-	text     *textIndex // the second signals' bags; nil without keys.signals
-	variant  []bool     // name word id → a variant word (guards.go)
-	model    *Model     // the calibrated score; nil under RulesCosine or without keys.signals
-	anchored []int      // the entities with an Anchor, in index order
-	stats    Stats
+	text    *textIndex // the second signals' bags; nil without keys.signals
+	variant []bool     // name word id → a variant word (guards.go)
+	model   *Model     // the calibrated score; nil when no pair is decided by RulesScore, or without keys.signals
+	kind    []Kind     // entity → the kind of its name
+	// personWords are the person names by name word, for containers;
+	// built on first use.
+	personWords map[uint32][]int32
+	anchored    []int // the entities with an Anchor, in index order
+	stats       Stats
 }
 
 func newResolver(entities []Entity, cfg Config, keys keySet) (*resolver, error) {
@@ -325,7 +344,7 @@ func newResolver(entities []Entity, cfg Config, keys keySet) (*resolver, error) 
 	if keys.signals {
 		r.text = newTextIndex(r.ents, r.feat)
 		r.variant = variantWords(r.text.name, r.text.names)
-		if cfg.Rules == RulesScore {
+		if r.usesScore() {
 			if cfg.Model != nil {
 				r.model = cfg.Model
 			} else {
@@ -334,8 +353,25 @@ func newResolver(entities []Entity, cfg Config, keys keySet) (*resolver, error) 
 			}
 		}
 	}
+	r.kind = make([]Kind, n)
+	for i, e := range r.ents {
+		r.kind[i] = KindOf(e.Type)
+	}
 	r.stats.Entities = n
 	return r, nil
+}
+
+// usesScore reports whether some pair may be decided by RulesScore.
+func (r *resolver) usesScore() bool {
+	if r.cfg.Rules != RulesKind {
+		return r.cfg.Rules == RulesScore
+	}
+	for _, k := range []Kind{KindOrganization, KindPerson, KindProduct, KindConcept} {
+		if r.kindRule(k) == RulesScore {
+			return true
+		}
+	}
+	return false
 }
 
 // vec returns entity i's unit vector.
@@ -370,6 +406,9 @@ func (r *resolver) run(ctx context.Context) (Result, error) {
 		i, j := int(c.i), int(c.j)
 		if r.keepApart[i] || r.keepApart[j] || r.cannot[pairKey(i, j)] || r.anchorsClash(i, j) {
 			continue
+		}
+		if (r.ents[i].Title || r.ents[j].Title) && c.keys&keyName == 0 {
+			continue // a title is not an entity: it merges with its own name only
 		}
 		if _, ok := r.accepted[pairKey(i, j)]; ok {
 			continue
@@ -466,11 +505,24 @@ func (r *resolver) band(c float64) Band {
 // returns the pair, whether it merges, and whether it is uncertain.
 func (r *resolver) decide(i, j int, keys keyKind) (p Pair, merge, uncertain bool) {
 	p = r.pair(i, j, keys)
+	rs := RulesCosine
 	if r.text != nil {
-		r.addSignals(&p, i, j, keys)
+		rs = r.ruleSetOf(i, j)
+		if rs == RulesScore && r.model == nil {
+			rs = RulesCosine
+		}
+		if rs != RulesScore && keys == 0 && (p.Band == BandNone || p.Cosine < r.cfg.Low) {
+			// Neither merged nor listed by the simple rules: the most
+			// candidates of the wider blocks, whose signals are not needed.
+			return p, false, false
+		}
+		r.addSignals(&p, i, j, keys, rs == RulesScore)
 	}
-	if r.model != nil {
+	switch rs {
+	case RulesScore:
 		return r.decideByScore(p, i, j, keys)
+	case RulesThreshold:
+		return r.decideByThreshold(p, i, j, keys)
 	}
 	fi, fj := &r.feat[i], &r.feat[j]
 	c, hasCos := p.Cosine, p.Band != BandNone
@@ -495,6 +547,8 @@ func (r *resolver) decide(i, j int, keys keyKind) (p Pair, merge, uncertain bool
 	case keys&keyName != 0:
 		p.Rule = RuleSameName
 		return p, true, false
+	case c >= r.cfg.Low && keys == 0 && r.subsetAlone(i, j, keys):
+		return doubt(RuleGuardSubset, r.cfg.High)
 	case c >= r.cfg.High && (!short || keys != 0 || c >= r.cfg.ShortHigh):
 		p.Rule = RuleCosineHigh
 		if short && keys == 0 {
@@ -558,6 +612,8 @@ func (r *resolver) decideByScore(p Pair, i, j int, keys keyKind) (Pair, bool, bo
 		return doubt(RuleGuardShort)
 	case merges && c < r.cfg.High && substituted(r.text.name[i], r.text.name[j], r.text.names.words):
 		return doubt(RuleGuardWords)
+	case merges && r.subsetAlone(i, j, keys):
+		return doubt(RuleGuardSubset)
 	case merges:
 		p.Rule = RuleScore
 		return p, true, false
@@ -565,6 +621,59 @@ func (r *resolver) decideByScore(p Pair, i, j int, keys keyKind) (Pair, bool, bo
 		return doubt(RuleKeyOnly)
 	case listed:
 		return doubt(RuleUncertainScore)
+	}
+	return p, false, false
+}
+
+// decideByThreshold applies RulesThreshold, the simple rule of a kind
+// whose learned score does not win out of sample: a cosine of at least Low
+// merges (neo4j-graphrag's semantic resolver, which beat the score on
+// company names), but only behind every guard of the score's rules
+// (numbers, variant words, a short name without a key, one word each, a
+// name inside a longer one without a second signal). Equal names and a
+// key with a cosine of at least Low merge as under the other rules. A
+// pair left apart is shown for review when a key agrees or its cosine
+// reaches Low; its margin is the distance of its cosine from Low.
+func (r *resolver) decideByThreshold(p Pair, i, j int, keys keyKind) (Pair, bool, bool) {
+	fi, fj := &r.feat[i], &r.feat[j]
+	c := p.Cosine
+	if p.Band == BandNone {
+		c = math.Inf(-1)
+	}
+	doubt := func(rule Rule) (Pair, bool, bool) {
+		p.Rule, p.Margin = rule, 1
+		if p.Band != BandNone {
+			p.Margin = math.Abs(r.cfg.Low - c)
+		}
+		return p, false, true
+	}
+	listed := keys != 0 || c >= r.cfg.Low
+	switch {
+	case numbersDiffer(fi, fj):
+		if listed {
+			return doubt(RuleGuardNumber)
+		}
+	case keys&keyName != 0:
+		p.Rule = RuleSameName
+		return p, true, false
+	case variantDiffer(r.text.name[i], r.text.name[j], r.variant, r.text.names.words):
+		if listed {
+			return doubt(RuleGuardVariant)
+		}
+	case keys != 0 && c >= r.cfg.Low:
+		p.Rule = RuleKeyCosine
+		return p, true, false
+	case c >= r.cfg.Low && (fi.short || fj.short) && keys == 0 && c < r.cfg.ShortHigh:
+		return doubt(RuleGuardShort)
+	case c >= r.cfg.Low && c < r.cfg.High && substituted(r.text.name[i], r.text.name[j], r.text.names.words):
+		return doubt(RuleGuardWords)
+	case c >= r.cfg.Low && r.subsetAlone(i, j, keys):
+		return doubt(RuleGuardSubset)
+	case c >= r.cfg.Low:
+		p.Rule = RuleThreshold
+		return p, true, false
+	case keys != 0:
+		return doubt(RuleKeyOnly)
 	}
 	return p, false, false
 }

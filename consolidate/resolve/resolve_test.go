@@ -49,7 +49,8 @@ func TestResolve_Pairs(t *testing.T) {
 		{name: "roman numerals", a: "Louis XIV", b: "Louis XV", cos: 0.99, uncertain: true, rule: RuleGuardNumber, wantMarginLE: 0.0701},
 		{name: "number only on one side", a: "Station", b: "Station 9", cos: 0.99, uncertain: true, rule: RuleGuardNumber, wantMarginLE: 0.0701},
 		{name: "numbers far apart", a: "Station 1", b: "Station 2", cos: 0.3},
-		{name: "same numbers merge", a: "Station 1", b: "Station-1 North", cos: 0.95, merge: true, rule: RuleCosineHigh},
+		{name: "same numbers merge", a: "Station 1 North", b: "North Station-1", cos: 0.95, merge: true, rule: RuleCosineHigh},
+		{name: "a name inside a longer one", a: "Station 1", b: "Station-1 North", cos: 0.95, uncertain: true, rule: RuleGuardSubset, wantMarginLE: 0.0301},
 		// Short names need a key or a higher cosine.
 		{name: "short, high cosine", a: "AXA", b: "AXE", cos: 0.95, uncertain: true, rule: RuleGuardShort, wantMarginLE: 0.0201},
 		{name: "short, uncertain cosine", a: "AXA", b: "AXE", cos: 0.85, uncertain: true, rule: RuleGuardShort, wantMarginLE: 0.1201},

@@ -234,15 +234,16 @@ func (r *resolver) values(i, j int, keys keyKind, cosine float64) []float64 {
 	return x
 }
 
-// addSignals sets the pair's Values, its Score when there is a model, and
-// lists the second signals that agree.
-func (r *resolver) addSignals(p *Pair, i, j int, keys keyKind) {
+// addSignals sets the pair's Values, its Score when scored (the pair is
+// decided by the calibrated score), and lists the second signals that
+// agree.
+func (r *resolver) addSignals(p *Pair, i, j int, keys keyKind, scored bool) {
 	x := r.values(i, j, keys, p.Cosine)
 	p.Values = make(map[Signal]float64, len(x))
 	for k, f := range Features {
 		p.Values[f] = x[k]
 	}
-	if r.model != nil {
+	if scored {
 		p.Score = r.model.Score(x)
 	}
 	for _, s := range []struct {
