@@ -20,16 +20,16 @@ func TestCheckType(t *testing.T) {
 		}
 	}
 	bad := map[string]string{
-		"":                     "empty type",
-		"Bicycle Model":        `' ' is not a letter`,
-		"2Wheels":              "ASCII letter first",
-		"_x":                   "ASCII letter first",
-		"Person:Admin":         `':' is not a letter`,
-		"Person`) DETACH":      "is not a letter",
-		"Véhicule":             "ASCII letter first, then",
-		"chunk":                "label of kgforge's own nodes",
-		"ENTITY":               "label of kgforge's own nodes",
-		"unknown":              "the unknown type",
+		"":                      "empty type",
+		"Bicycle Model":         `' ' is not a letter`,
+		"2Wheels":               "ASCII letter first",
+		"_x":                    "ASCII letter first",
+		"Person:Admin":          `':' is not a letter`,
+		"Person`) DETACH":       "is not a letter",
+		"Véhicule":              "ASCII letter first, then",
+		"chunk":                 "label of kgforge's own nodes",
+		"ENTITY":                "label of kgforge's own nodes",
+		"unknown":               "the unknown type",
 		strings.Repeat("A", 65): "longer than 64",
 	}
 	for typ, want := range bad {
