@@ -99,6 +99,10 @@ func Build(ctx context.Context, in Input) (Output, error) {
 		})
 	}
 
+	// Experts' set_type and not_entity decisions change the extraction
+	// that resolution sees.
+	ex := in.Overrides.applyToExtraction(in.Triplets, in.Entities)
+	in.Triplets, in.Entities = ex.triplets, ex.entities
 	cfg := in.Resolve
 	if in.Overrides != nil {
 		cfg.Overrides = in.Overrides.Resolve()
@@ -144,12 +148,18 @@ func Build(ctx context.Context, in Input) (Output, error) {
 	}
 	high, low := cmp.Or(cfg.High, resolve.DefaultHigh), cmp.Or(cfg.Low, resolve.DefaultLow)
 	nodes, merges, links := entityNodes(surfaces, res, high, low, judged)
+	joinTypes(in.Overrides, nodes, surfaces, res)
 	g.Merges, g.MergeLinks = merges, appendCannotLinks(links, in.Overrides, surfaces, res)
 	out.Resolution = Resolution{
 		Stats: res.result.Stats, UnmatchedOverrides: res.result.UnmatchedOverrides,
 		Embedded: len(res.vectors), Splits: len(res.result.Splits),
 		Judged: asked, JudgeFailed: failed, JudgeMerged: len(judged),
+		NotEntities: ex.drops,
 	}
+	if ex.dropped > 0 {
+		out.Resolution.TripletsDropped = map[string]int{DropNotEntity: ex.dropped}
+	}
+	out.Resolution.UnmatchedOverrides = append(ex.issues, out.Resolution.UnmatchedOverrides...)
 	byID := map[string]*kg.Node{}
 	for i := range nodes {
 		byID[nodes[i].ID] = &nodes[i]

@@ -182,6 +182,12 @@ type Resolution struct {
 	Judged             int                     `json:"judged,omitempty"`       // uncertain pairs the LLM judge was asked about
 	JudgeMerged        int                     `json:"judge_merged,omitempty"` // of them, called the same and merged
 	JudgeFailed        int                     `json:"judge_failed,omitempty"` // asked but not answered usably: left uncertain
+	// NotEntities are the names experts marked as not entities
+	// (not_entity) and what the build dropped for each;
+	// TripletsDropped counts the triplets dropped, by reason
+	// (DropNotEntity), as the extract stage counts its own.
+	NotEntities     []NotEntityDrop `json:"not_entities,omitempty"`
+	TripletsDropped map[string]int  `json:"triplets_dropped,omitempty"`
 }
 
 // resolved maps every surface to its cluster.

@@ -31,6 +31,12 @@ type Overrides struct {
 	KeepApart []Single `yaml:"keep_apart,omitempty"`
 	// Rename gives the node that holds a name another canonical name.
 	Rename []Rename `yaml:"rename,omitempty"`
+	// SetType gives the extracted entities of a name another type before
+	// resolution (overrides_entities.go).
+	SetType []SetType `yaml:"set_type,omitempty"`
+	// NotEntity names extracted names that are not entities: a build keeps
+	// no node for them and drops the triplets that need them.
+	NotEntity []Single `yaml:"not_entity,omitempty"`
 	// Links are the decisions on links between the semantic layer and the
 	// data layer, which the link step applies before any score.
 	Links *LinkOverrides `yaml:"links,omitempty"`
@@ -53,7 +59,10 @@ type Link struct {
 	BType string `yaml:"b_type,omitempty"`
 	// Match is how A and B name surfaces: "" by name (after
 	// resolve.NormalizeName), resolve.MatchSurface ("surface") as written.
-	Match    Match `yaml:"match,omitempty"`
+	Match Match `yaml:"match,omitempty"`
+	// Type, in a must_link only, is the type of the node the two end in
+	// (a join of one name under two types): see joinTypes.
+	Type     string `yaml:"type,omitempty"`
 	Decision `yaml:",inline"`
 }
 
@@ -110,9 +119,10 @@ func (s Single) ref() resolve.Ref { return resolve.Ref{Name: s.Name, Type: s.Typ
 const overridesHeader = `# kgforge merge overrides: expert decisions applied by every build before
 # automatic merging and linking. Names match after folding case, accents,
 # punctuation and white space; with match: surface, as written (white space
-# aside); a type (a_type, b_type, type) restricts a name to that type. Link
-# targets (TABLE, TABLE.COLUMN, TABLE[KEY]) match as written. Written by
-# "kgforge review"; safe to edit by hand.
+# aside); a type (a_type, b_type, type) restricts a name to that type.
+# set_type gives a name another type, not_entity drops a name that is not
+# an entity. Link targets (TABLE, TABLE.COLUMN, TABLE[KEY]) match as
+# written. Written by "kgforge review"; safe to edit by hand.
 `
 
 // LoadOverrides reads an overrides file. A file that does not exist is an
@@ -139,8 +149,9 @@ func LoadOverrides(path string) (*Overrides, error) {
 }
 
 // Validate reports every entry that is empty, has an unknown match, links
-// a name with itself, or contradicts another (the same pair both
-// must-link and cannot-link).
+// a name with itself, sets a type that is not label-safe (CheckType), or
+// contradicts another (the same pair both must-link and cannot-link, one
+// name set to two types).
 func (o *Overrides) Validate() error {
 	var errs []error
 	must := map[[2]string]bool{}
@@ -149,11 +160,19 @@ func (o *Overrides) Validate() error {
 			errs = append(errs, fmt.Errorf("must_link[%d]: %w", i, err))
 			continue
 		}
+		if l.Type != "" {
+			if err := CheckType(l.Type); err != nil {
+				errs = append(errs, fmt.Errorf("must_link[%d]: type: %w", i, err))
+				continue
+			}
+		}
 		must[l.key()] = true
 	}
 	for i, l := range o.CannotLink {
 		if err := checkLink(l); err != nil {
 			errs = append(errs, fmt.Errorf("cannot_link[%d]: %w", i, err))
+		} else if l.Type != "" {
+			errs = append(errs, fmt.Errorf("cannot_link[%d]: type %q: only a must_link names the type of the node it makes", i, l.Type))
 		} else if must[l.key()] {
 			errs = append(errs, fmt.Errorf("cannot_link[%d]: %q and %q are also a must_link", i, l.A, l.B))
 		}
@@ -172,6 +191,7 @@ func (o *Overrides) Validate() error {
 			errs = append(errs, fmt.Errorf("rename[%d]: %w", i, err))
 		}
 	}
+	errs = append(errs, o.validateEntities())
 	if o.Links != nil {
 		errs = append(errs, o.Links.validate())
 	}

@@ -1,6 +1,7 @@
 package consolidate
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -93,6 +94,13 @@ func MergeReport(g kg.Graph, r Resolution) string {
 		b.WriteString("\n## Predicates renamed\n\n| extracted | in the graph |\n|---|---|\n")
 		for _, p := range slices.Sorted(maps.Keys(r.Predicates)) {
 			fmt.Fprintf(&b, "| %s | %s |\n", cell(p), cell(r.Predicates[p]))
+		}
+	}
+	if len(r.NotEntities) > 0 {
+		fmt.Fprintf(&b, "\n## Names that are not entities\n\nAn expert marked these names as not entities (not_entity): they have no node, and the %d triplets whose subject or object they were are dropped.\n\n", r.TripletsDropped[DropNotEntity])
+		b.WriteString("| name | as extracted | mentions dropped | triplets dropped | decided by | note |\n|---|---|---|---|---|---|\n")
+		for _, d := range r.NotEntities {
+			fmt.Fprintf(&b, "| %s | %s | %d | %d | %s | %s |\n", cell(d.Ref), cell(strings.Join(d.Surfaces, ", ")), d.Mentions, d.Triplets, cell(cmp.Or(d.By, "override")), cell(d.Note))
 		}
 	}
 	if len(r.UnmatchedOverrides) > 0 {

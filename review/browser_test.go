@@ -440,3 +440,64 @@ func TestReviewBrowserSurfaceDecisionChangesTheNextBuild(t *testing.T) {
 		t.Errorf("the next build: entity nodes %q; want Apple and apple apart", got)
 	}
 }
+
+// TestReviewBrowserEntityDecisionsChangeTheNextBuild drives the page in a
+// real headless Chromium over a build a small model read badly: the
+// reviewer joins "Danubia Wheelworks" the Person with the row entity of
+// that name (the type field offers the row's type, Supplier), sets the
+// type of "Aurora" to BicycleModel and marks "about" as not an entity;
+// the page shows each decided, the overrides file holds the three, and
+// the next build obeys them.
+func TestReviewBrowserEntityDecisionsChangeTheNextBuild(t *testing.T) {
+	if os.Getenv("KGFORGE_INTEGRATION") == "" {
+		t.Skip("drives a real headless Chromium; set KGFORGE_INTEGRATION=1 (make test does)")
+	}
+	in := entitiesInput(t)
+	g := build(t, in)
+	e := newEnv(t, bundle.Contents{Sources: in.Sources, Chunks: in.Chunks, Triplets: in.Triplets, Tables: in.Tables, Graph: g}, review.Options{By: "ana"})
+	join := entityItem(t, e, review.KindJoin, "Danubia Wheelworks")
+	aurora := entityItem(t, e, review.KindNode, "Aurora")
+	about := entityItem(t, e, review.KindNode, "about")
+	ctx := newBrowser(t, chromium(t))
+	sel := func(format string, args ...any) chromedp.CSS {
+		return chromedp.CSS(fmt.Sprintf(`[data-testid=%q]`, fmt.Sprintf(format, args...)))
+	}
+	decided := func(n int, status string) chromedp.Action[chromedp.Void] {
+		return chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#item-%d[data-status=%q]`, n, status)))
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(e.url), chromedp.WaitVisible(sel("item-%d", join))); err != nil {
+		t.Fatalf("open the review page: %v", err)
+	}
+	proposed, err := chromedp.Run(ctx, chromedp.Value(sel("jointype-%d", join)))
+	if err != nil {
+		t.Fatalf("read the join's type field: %v", err)
+	}
+	err = chromedp.Do(ctx,
+		chromedp.Click(sel("join-%d", join)),
+		decided(join, "joined"),
+		chromedp.SendKeys(sel("settype-%d", aurora), "BicycleModel"),
+		chromedp.Click(sel("retype-%d", aurora)),
+		decided(aurora, "typed"),
+		chromedp.SendKeys(sel("note-%d", about), "a preposition"),
+		chromedp.Click(sel("notentity-%d", about)),
+		decided(about, "not_entity"),
+	)
+	if err != nil {
+		t.Fatalf("decide on the entities: %v", err)
+	}
+	if proposed != "Supplier" {
+		t.Errorf("the join proposed the type %q; want the row's, Supplier", proposed)
+	}
+	for n, want := range map[int]string{join: "joined as one Supplier by ana", aurora: "type set to BicycleModel by ana", about: "not an entity by ana"} {
+		if s, err := chromedp.Run(ctx, chromedp.Text(sel("status-%d", n))); err != nil || !strings.HasPrefix(strings.TrimSpace(s), want) {
+			t.Errorf("item %d says %q (%v); want %q", n, s, err, want)
+		}
+	}
+	o, err := consolidate.LoadOverrides(e.overrides)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkEntityDecisions(t, o)
+	in.Overrides = o
+	checkRebuild(t, in)
+}

@@ -12,7 +12,11 @@ import (
 
 // Status is what the overrides file says of an item or a member.
 type Status struct {
-	Kind string // "accepted", "rejected", "split", or "" when undecided
+	// Kind is "accepted", "rejected", "split", "joined", "typed",
+	// "not_entity", or "" when undecided.
+	Kind string
+	// Type is the type a join or a set_type gives the node.
+	Type string
 	consolidate.Decision
 }
 

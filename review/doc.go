@@ -2,7 +2,9 @@
 // through which a domain expert reads the merges of a bundle's merge log,
 // with their evidence and neighbourhood, and accepts, rejects or splits
 // them; and, beside them, the links of its link log (an entity or concept
-// to a table, column or row), which they accept or reject. Each decision
+// to a table, column or row), which they accept or reject; then the nodes
+// of one name under two types, which they may join, and every extracted
+// entity node, which they may give another type or mark as not an entity. Each decision
 // is written at once to the overrides file (consolidate.Overrides; link
 // decisions to its links: section), which every later build applies. A
 // decision names the names by name (folded), except where two names of
@@ -24,6 +26,10 @@
 //	POST /items/{n}/reject     the pair of item n are different: cannot_link;
 //	                           the link of item n does not: links.cannot_link
 //	POST /items/{n}/split      member (a form field) of item n stays alone: keep_apart
+//	POST /items/{n}/join       the two nodes of one name under two types are one,
+//	                           of type (a form field): must_link with a type
+//	POST /items/{n}/type       the names of node n are of type (a form field): set_type
+//	POST /items/{n}/not_entity the names of node n are not entities: not_entity
 //
 // Another site must not use the reviewer's browser, so every request
 // passes three guards before it reaches the page (guard.go). Its Host

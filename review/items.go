@@ -24,6 +24,12 @@ const (
 	// KindLink is one candidate link of links.parquet, from an entity or
 	// concept to a table, column or row: accept or reject it.
 	KindLink Kind = "link"
+	// KindJoin is one name under two types, two nodes: join them as one
+	// node of a type chosen (entities.go).
+	KindJoin Kind = "join"
+	// KindNode is an extracted entity node: set its type, or mark its
+	// names as not entities (entities.go).
+	KindNode Kind = "node"
 )
 
 // The decisions of merge_links.parquet, in the order the page lists them.
@@ -79,6 +85,10 @@ type Item struct {
 	// Nodes are the entity nodes involved (two for a pair left apart),
 	// with their neighbourhood.
 	Nodes []NodeView
+	// JoinType is, for a join item, the type the page proposes for the
+	// node the two make (a row entity's, else the type of the name
+	// mentioned most); for a node item, the node's type.
+	JoinType string
 }
 
 // Member is one surface form of an item, with its row of the merge log.
@@ -121,7 +131,8 @@ type Neighbour struct {
 type mergeLog struct {
 	buildID  string
 	items    []Item
-	rankedBy string // what the uncertain pairs are ranked by (see likelihood)
+	rankedBy string   // what the uncertain pairs are ranked by (see likelihood)
+	types    []string // the entity types of the bundle, sorted
 }
 
 // nodeInfo is what the page keeps of an entity node.
@@ -157,6 +168,11 @@ func readLog(ctx context.Context, b *bundle.Bundle, contextBytes int) (*mergeLog
 		return nil, fmt.Errorf("review bundle %s: read nodes: %w", b.Dir, err)
 	}
 	items := buildItems(merges, links, dataLinks)
+	joins, each := entityItems(merges, nodes)
+	items = append(append(items, joins...), each...)
+	for i := range items {
+		items[i].N = i + 1
+	}
 	_, rankedBy := likelihood(links)
 	if err := describeTargets(b, items, nodes); err != nil {
 		return nil, err
@@ -226,7 +242,7 @@ func readLog(ctx context.Context, b *bundle.Bundle, contextBytes int) (*mergeLog
 			it.Nodes = append(it.Nodes, *views[id])
 		}
 	}
-	return &mergeLog{buildID: b.Manifest.BuildID, items: items, rankedBy: rankedBy}, nil
+	return &mergeLog{buildID: b.Manifest.BuildID, items: items, rankedBy: rankedBy, types: bundleTypes(merges, nodes)}, nil
 }
 
 func (v *NodeView) add(n Neighbour) {
@@ -254,7 +270,7 @@ func nodeType(n kg.Node) string {
 // itemNodes returns the ids of the nodes an item involves: for a link,
 // its entity or concept (the target is shown from the profile).
 func itemNodes(it Item) []string {
-	if it.Kind == KindPair && it.Link.BCluster != "" && it.Link.BCluster != it.Link.ClusterID {
+	if (it.Kind == KindPair || it.Kind == KindJoin) && it.Link.BCluster != "" && it.Link.BCluster != it.Link.ClusterID {
 		return []string{it.Link.ClusterID, it.Link.BCluster}
 	}
 	return []string{it.ClusterID}

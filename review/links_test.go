@@ -92,6 +92,7 @@ func TestServerShowsUncertainLinksBesideUncertainMerges(t *testing.T) {
 		"pair Lisbon warehouse", "pair Evil Co", "pair Porto plant",
 		"link lead time→parts.lead_time_days", "link Beta Ltd→parts",
 		"cluster Lisbon warehouse", "cluster Evil Co", "cluster Porto plant",
+		"node ACME Inc.", "node Acme Corp", "node Beta Limited", "node Beta Ltd", "node Evil Co", "node Lisbon warehouse", "node Porto plant",
 	}
 	items := e.srv.Items()
 	var got []string

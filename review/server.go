@@ -226,6 +226,7 @@ type pageData struct {
 	OverridesError                string
 	Counts                        string
 	Items                         []itemView
+	Types                         []string // the bundle's entity types, offered for a type field
 	Total, First, Last            int
 	Page, Pages, Prev, Next       int
 }
@@ -257,7 +258,7 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 	last := min(len(items), first+s.opts.PageSize)
 	d := pageData{
 		BuildID: s.data.buildID, Overrides: s.opts.Overrides, By: s.opts.By, Token: s.token, RankedBy: s.data.rankedBy,
-		Total: len(items), First: first + 1, Last: last, Page: page, Pages: pages,
+		Total: len(items), First: first + 1, Last: last, Page: page, Pages: pages, Types: s.data.types,
 	}
 	if page > 1 {
 		d.Prev = page - 1
@@ -270,8 +271,8 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 		d.OverridesError = err.Error()
 		o = &consolidate.Overrides{}
 	} else {
-		d.Counts = fmt.Sprintf("%d must_link, %d cannot_link, %d keep_apart, %d rename",
-			len(o.MustLink), len(o.CannotLink), len(o.KeepApart), len(o.Rename))
+		d.Counts = fmt.Sprintf("%d must_link, %d cannot_link, %d keep_apart, %d rename, %d set_type, %d not_entity",
+			len(o.MustLink), len(o.CannotLink), len(o.KeepApart), len(o.Rename), len(o.SetType), len(o.NotEntity))
 		if o.Links != nil {
 			d.Counts += fmt.Sprintf("; links: %d must_link, %d cannot_link", len(o.Links.MustLink), len(o.Links.CannotLink))
 		}
@@ -286,6 +287,10 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 		case KindLink:
 			v.Status = linkStatus(o, it.DataLink.SrcName, it.DataLink.Target)
 			v.Unnamable = linkProblem(it.DataLink) != ""
+		case KindJoin:
+			v.Status = joinStatus(o, it.Members[0], it.Members[1])
+		case KindNode:
+			v.Status = nodeStatus(o, it)
 		}
 		for i, m := range it.Members {
 			v.Members = append(v.Members, memberView{Member: m, I: i + 1, Status: memberStatus(o, m)})
@@ -300,6 +305,11 @@ const (
 	actionAccept = "accept"
 	actionReject = "reject"
 	actionSplit  = "split"
+	// Of entities.go's items: join a join item's two nodes; give a node
+	// item's node a type; mark its names as not entities.
+	actionJoin      = "join"
+	actionType      = "type"
+	actionNotEntity = "not_entity"
 )
 
 func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
@@ -340,7 +350,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 		if it.Kind != KindPair {
-			s.fail(w, http.StatusBadRequest, "item %d is a node, not a pair: split one of its members instead", n)
+			s.fail(w, http.StatusBadRequest, "item %d is a node, not a pair: %s", n, otherActions(it.Kind))
 			return
 		}
 		a, b := it.Members[0], it.Members[1]
@@ -363,6 +373,10 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, http.StatusBadRequest, "item %d is a link, not a node: accept or reject it instead", n)
 			return
 		}
+		if it.Kind != KindCluster {
+			s.fail(w, http.StatusBadRequest, "item %d is not a node of several names: %s", n, otherActions(it.Kind))
+			return
+		}
 		member := r.PostForm.Get("member")
 		if member == "" {
 			s.fail(w, http.StatusBadRequest, "split item %d: the form has no member", n)
@@ -376,8 +390,15 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 		entry := splitEntry(it, it.Members[i], d)
 		apply = func(o *consolidate.Overrides) { o.Split(entry) }
 		logArgs = []any{"member", member, "match", string(entry.Match)}
+	case actionJoin, actionType, actionNotEntity:
+		var msg string
+		apply, logArgs, msg = entityDecision(it, action, strings.TrimSpace(r.PostForm.Get("type")), d)
+		if msg != "" {
+			s.fail(w, http.StatusBadRequest, "item %d: %s: nothing was written", n, msg)
+			return
+		}
 	default:
-		s.fail(w, http.StatusNotFound, "unknown action %q: use accept, reject or split", action)
+		s.fail(w, http.StatusNotFound, "unknown action %q: use accept, reject, split, join, type or not_entity", action)
 		return
 	}
 	if err := s.change(r.Context(), apply); err != nil {

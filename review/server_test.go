@@ -40,6 +40,14 @@ func TestServer_ListingOrder(t *testing.T) {
 		{review.KindCluster, "Lisbon warehouse|Lisbon depot"},
 		{review.KindCluster, "Evil Co|<script>alert(1)</script>"},
 		{review.KindCluster, "Porto plant|Porto Plant"},
+		// Then every entity node, by type, then name.
+		{review.KindNode, "ACME Inc."},
+		{review.KindNode, "Acme Corp"},
+		{review.KindNode, "Beta Limited"},
+		{review.KindNode, "Beta Ltd"},
+		{review.KindNode, "Evil Co|<script>alert(1)</script>"},
+		{review.KindNode, "Lisbon warehouse|Lisbon depot"},
+		{review.KindNode, "Porto plant|Porto Plant"},
 	}
 	items := e.srv.Items()
 	if len(items) != len(want) {
@@ -60,7 +68,7 @@ func TestServer_ListingOrder(t *testing.T) {
 	for _, m := range itemRE.FindAllStringSubmatch(body, -1) {
 		got = append(got, m[1])
 	}
-	if strings.Join(got, ",") != "1,2,3,4,5,6,7,8" {
+	if strings.Join(got, ",") != "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15" {
 		t.Errorf("page lists items %v", got)
 	}
 	for _, s := range []string{
@@ -240,7 +248,7 @@ func TestServer_BadRequests(t *testing.T) {
 	}{
 		{"no token", "POST", "/items/1/accept", url.Values{}, http.StatusForbidden, "token is missing or stale"},
 		{"bad token", "POST", "/items/1/accept", url.Values{"token": {"0123"}}, http.StatusForbidden, "reload the review page"},
-		{"unknown item", "POST", "/items/99/reject", url.Values{"token": {tok}}, http.StatusNotFound, "no item &#34;99&#34;: this review has items 1 to 8"},
+		{"unknown item", "POST", "/items/99/reject", url.Values{"token": {tok}}, http.StatusNotFound, "no item &#34;99&#34;: this review has items 1 to 15"},
 		{"item zero", "POST", "/items/0/reject", url.Values{"token": {tok}}, http.StatusNotFound, "no item"},
 		{"item not a number", "POST", "/items/x/reject", url.Values{"token": {tok}}, http.StatusNotFound, "no item"},
 		{"unknown action", "POST", "/items/1/merge", url.Values{"token": {tok}}, http.StatusNotFound, "unknown action &#34;merge&#34;"},
@@ -379,12 +387,12 @@ func TestServer_Pages(t *testing.T) {
 		c.Graph.MergeLinks = append(c.Graph.MergeLinks, kg.MergeLink{ClusterID: "x" + a, A: a, B: b, BCluster: "x" + b, Decision: "uncertain", Rule: "guard_number", Doubt: 0.5})
 	}
 	e := newEnv(t, c, review.Options{})
-	if n := len(e.srv.Items()); n != 68 {
-		t.Fatalf("%d items, want 68", n)
+	if n := len(e.srv.Items()); n != 75 {
+		t.Fatalf("%d items, want 75 (68 and a node item per node)", n)
 	}
 	_, body := e.get(t, "/?page=2")
-	if !strings.Contains(body, "items 51–68 of 68 · page 2 of 2") || !strings.Contains(body, `data-testid="item-51"`) || strings.Contains(body, `data-testid="item-50"`) {
-		t.Errorf("page 2 does not hold items 51 to 68")
+	if !strings.Contains(body, "items 51–75 of 75 · page 2 of 2") || !strings.Contains(body, `data-testid="item-51"`) || strings.Contains(body, `data-testid="item-50"`) {
+		t.Errorf("page 2 does not hold items 51 to 75")
 	}
 	tok := url.Values{"token": {e.token(t)}}
 	if code, loc, _ := e.post(t, "/items/60/reject", tok); code != http.StatusSeeOther || loc != "/?page=2#item-60" {
