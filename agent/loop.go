@@ -174,6 +174,9 @@ func (r *run) do(ctx context.Context, act action) error {
 	if err != nil {
 		return err
 	}
+	if ce == nil && act.tool == ToolAnswer && r.constrained() {
+		ce = r.ungrounded(act.args)
+	}
 	if ce == nil && act.tool == ToolAnswer {
 		// The answer tool returns the checked answer, its citations
 		// completed (a chunk's source and span); older ones echo nothing.

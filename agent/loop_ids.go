@@ -3,7 +3,9 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
+	"strings"
 )
 
 // A small model asked for an id writes one: it copies an id from the
@@ -130,4 +132,46 @@ func failedID(s Step) string {
 		}
 	}
 	return ""
+}
+
+// commonWords are capitalised words of an answer's sentence that name
+// nothing, so need no result behind them.
+var commonWords = map[string]bool{
+	"the": true, "a": true, "an": true, "it": true, "its": true, "this": true, "that": true, "these": true, "those": true,
+	"there": true, "they": true, "he": true, "she": true, "we": true, "yes": true, "no": true, "none": true, "not": true,
+	"and": true, "or": true, "of": true, "in": true, "on": true, "at": true, "by": true, "for": true, "from": true, "to": true,
+	"with": true, "is": true, "was": true, "are": true, "were": true, "unknown": true, "answer": true, "total": true,
+}
+
+// ungrounded checks an answer of a constrained question (a small model's)
+// against what the question's results showed: every name it gives (a word
+// with a capital letter or a digit, but common words) must be in the
+// question or in a result of this question. A small model otherwise
+// answers with the worked example's answer ("Ana Ruiz repaired it on 3
+// May") or one it made up. It returns nil for a grounded answer.
+func (r *run) ungrounded(args json.RawMessage) *CallError {
+	var aa AnswerArgs
+	if json.Unmarshal(args, &aa) != nil {
+		return nil // the answer tool decoded it already
+	}
+	seen := strings.ToLower(r.ans.Question + "\n" + strings.Join(r.results(), "\n"))
+	var missing []string
+	for _, w := range idToken.FindAllString(aa.Answer, -1) {
+		w = strings.TrimRight(w, ".:/-")
+		lw := strings.ToLower(w)
+		if commonWords[lw] || lw == w && !strings.ContainsAny(w, "0123456789") {
+			continue // a lower-case word: no name
+		}
+		if !strings.Contains(seen, lw) && !slices.Contains(missing, w) {
+			missing = append(missing, w)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return &CallError{
+		Tool: ToolAnswer, Kind: FailUngrounded,
+		Msg:  fmt.Sprintf("the answer names %s, which no result of this question showed", short(strings.Join(missing, ", "), maxListing)),
+		Hint: "look it up first (grep, sems, select, query, cat), then answer with what a result showed",
+	}
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -68,5 +69,37 @@ func TestAgent_FreeIDsByDefaultForChatModels(t *testing.T) {
 	}
 	if _, err := New(context.Background(), script(chatModel), testBundle(t), Options{Model: "m", IDs: "some"}); err == nil {
 		t.Error("IDs \"some\" was accepted")
+	}
+}
+
+// TestAgent_AnAnswerMustNameWhatTheResultsShowed: a base model (ids
+// constrained) that answers with the worked example's answer, naming
+// what no result showed, gets a failed call that says so; once a result
+// shows the name, the same kind of answer is taken. A chat model (free
+// ids) is not held to it.
+func TestAgent_AnAnswerMustNameWhatTheResultsShowed(t *testing.T) {
+	const (
+		copied   = `{"tool":"answer","args":{"answer":"Ana Ruiz repaired it on 3 May","confidence":0.7}}`
+		lookup   = `{"tool":"query","args":{"sql":"SELECT name FROM suppliers"}}`
+		grounded = `{"tool":"answer","args":{"answer":"Kestrel Alloys","confidence":0.6}}`
+	)
+	m := script(baseModel, copied, lookup, grounded)
+	ans, err := newAgent(t, m, Options{}).Ask(context.Background(), "Which supplier makes frames?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ans.Answered || ans.Text != "Kestrel Alloys" || len(ans.Steps) != 3 {
+		t.Fatalf("answer %q answered %v after %d steps; want Kestrel Alloys after 3", ans.Text, ans.Answered, len(ans.Steps))
+	}
+	if s := ans.Steps[0]; s.ErrorKind != FailUngrounded || !strings.Contains(s.Error, "Ana, Ruiz, 3, May") {
+		t.Errorf("first answer: kind %q, error %q; want ungrounded naming Ana, Ruiz, 3, May", s.ErrorKind, s.Error)
+	}
+	m = script(chatModel, copied)
+	ans, err = newAgent(t, m, Options{}).Ask(context.Background(), "Which supplier makes frames?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ans.Answered {
+		t.Errorf("a chat model's answer was held to the results: %+v", ans.Steps)
 	}
 }

@@ -47,6 +47,7 @@ const (
 	FailNotFound    = "not_found"    // a node, table, chunk or file that does not exist
 	FailSQL         = "sql_error"    // a refused or failed statement
 	FailLimit       = "limit"        // a query stopped at its time or memory limit
+	FailUngrounded  = "ungrounded"   // an answer naming what no result of the question showed
 )
 
 // Error is the message the model sees after the call it made.

@@ -127,6 +127,8 @@ func FailureOf(kind string) string {
 		return FailSQL
 	case agent.FailNotFound:
 		return FailNotFound
+	case agent.FailUngrounded:
+		return FailUngrounded
 	}
 	return kind
 }

@@ -36,11 +36,12 @@ type Call struct {
 // Kinds of failed calls in the report, after the paper's break-down. The
 // Toolbox's CallError kinds map onto them (see FailureOf).
 const (
-	FailWrongTool = "wrong_tool" // a tool that does not exist, or one the agent may not use
-	FailMalformed = "malformed"  // arguments or a reply that do not fit the format
-	FailSQL       = "sql_error"  // a refused or failed statement, or one stopped at a limit
-	FailNotFound  = "not_found"  // a node, table, chunk or file that does not exist
-	FailBudget    = "budget"     // the question's budget ran out before an answer (one per question)
+	FailWrongTool  = "wrong_tool" // a tool that does not exist, or one the agent may not use
+	FailMalformed  = "malformed"  // arguments or a reply that do not fit the format
+	FailSQL        = "sql_error"  // a refused or failed statement, or one stopped at a limit
+	FailNotFound   = "not_found"  // a node, table, chunk or file that does not exist
+	FailUngrounded = "ungrounded" // an answer naming what no result of the question showed
+	FailBudget     = "budget"     // the question's budget ran out before an answer (one per question)
 )
 
 // Result is one agent's outcome on one question, scored.
