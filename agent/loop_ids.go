@@ -143,6 +143,23 @@ var commonWords = map[string]bool{
 	"with": true, "is": true, "was": true, "are": true, "were": true, "unknown": true, "answer": true, "total": true,
 }
 
+// withoutAnswer is the action schema of a turn after an answer failed
+// ungrounded twice in a row: the question's constrained tools but answer,
+// so that the model looks something up instead of giving it a third time.
+func (r *run) withoutAnswer(ctx context.Context) (json.RawMessage, error) {
+	seen, err := r.a.tools.seenIDs(ctx, r.results())
+	if err != nil {
+		return nil, err
+	}
+	if r.roots == nil {
+		if r.roots, err = r.a.tools.roots(ctx); err != nil {
+			return nil, err
+		}
+	}
+	tools := slices.DeleteFunc(slices.Clone(r.a.offer), func(t Tool) bool { return t.Name == ToolAnswer })
+	return actionSchema(constrainTools(tools, seen, r.roots, "")), nil
+}
+
 // ungrounded checks an answer of a constrained question (a small model's)
 // against what the question's results showed: every name it gives (a word
 // with a capital letter or a digit, but common words) must be in the
@@ -154,7 +171,10 @@ func (r *run) ungrounded(args json.RawMessage) *CallError {
 	if json.Unmarshal(args, &aa) != nil {
 		return nil // the answer tool decoded it already
 	}
-	seen := strings.ToLower(r.ans.Question + "\n" + strings.Join(r.results(), "\n"))
+	seen := map[string]bool{}
+	for _, w := range idToken.FindAllString(strings.ToLower(r.ans.Question+"\n"+strings.Join(r.results(), "\n")), -1) {
+		seen[strings.TrimRight(w, ".:/-")] = true
+	}
 	var missing []string
 	for _, w := range idToken.FindAllString(aa.Answer, -1) {
 		w = strings.TrimRight(w, ".:/-")
@@ -162,7 +182,7 @@ func (r *run) ungrounded(args json.RawMessage) *CallError {
 		if commonWords[lw] || lw == w && !strings.ContainsAny(w, "0123456789") {
 			continue // a lower-case word: no name
 		}
-		if !strings.Contains(seen, lw) && !slices.Contains(missing, w) {
+		if !seen[lw] && !slices.Contains(missing, w) {
 			missing = append(missing, w)
 		}
 	}

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -102,4 +103,36 @@ func TestAgent_AnAnswerMustNameWhatTheResultsShowed(t *testing.T) {
 	if !ans.Answered {
 		t.Errorf("a chat model's answer was held to the results: %+v", ans.Steps)
 	}
+}
+
+// TestAgent_TwiceUngroundedTakesAnswerOutOfTheNextTurn: the same
+// ungrounded answer twice in a row takes answer out of the next turn's
+// action schema (the model must look something up); the turn after
+// offers it again.
+func TestAgent_TwiceUngroundedTakesAnswerOutOfTheNextTurn(t *testing.T) {
+	const copied = `{"tool":"answer","args":{"answer":"Ana Ruiz repaired it on 3 May","confidence":0.7}}`
+	m := script(baseModel, copied, copied, `{"tool":"ls","args":{}}`, `{"tool":"answer","args":{"answer":"x","confidence":0.1}}`)
+	ans, err := newAgent(t, m, Options{}).Ask(context.Background(), "q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ans.Answered || ans.Stuck {
+		t.Fatalf("answer %+v; want it answered", ans)
+	}
+	third, note := offerOf(t, m, 2)
+	if _, ok := branchArgs(t, third, ToolAnswer); ok {
+		t.Error("the turn after two ungrounded answers still offers answer")
+	}
+	if !strings.Contains(note, "cannot be answer") {
+		t.Errorf("the model was told %q", note)
+	}
+	if fourth, _ := offerOf(t, m, 3); !hasBranch(t, fourth, ToolAnswer) {
+		t.Error("the turn after that does not offer answer again")
+	}
+}
+
+func hasBranch(t *testing.T, schema json.RawMessage, tool string) bool {
+	t.Helper()
+	_, ok := branchArgs(t, schema, tool)
+	return ok
 }

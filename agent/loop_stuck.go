@@ -133,6 +133,12 @@ func (r *run) stuckOffer(ctx context.Context, s Step) (string, json.RawMessage, 
 		b.WriteString("\nThe tables and their columns: " + listing)
 	case FailUnknownTool:
 		b.WriteString("\nThe tools are " + strings.Join(toolNames(r.a.offer), ", ") + ".")
+	case FailUngrounded:
+		b.WriteString("\nLook the answer up first: the next call cannot be answer.")
+		var err error
+		if schema, err = r.withoutAnswer(ctx); err != nil {
+			return "", nil, err
+		}
 	}
 	return b.String(), schema, nil
 }
