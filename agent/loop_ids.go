@@ -27,6 +27,12 @@ func (r *run) constrained() bool {
 // an enum of what exists and has been seen (constrainTools), less exclude
 // (the value of a call that failed twice in a row; "" for none).
 func (r *run) seenSchema(ctx context.Context, exclude string) (json.RawMessage, error) {
+	return r.offerSeen(ctx, r.a.offer, exclude)
+}
+
+// offerSeen is the action schema of tools constrained to the ids seen so
+// far and the roots (constrainTools), less exclude.
+func (r *run) offerSeen(ctx context.Context, tools []Tool, exclude string) (json.RawMessage, error) {
 	seen, err := r.a.tools.seenIDs(ctx, r.results())
 	if err != nil {
 		return nil, err
@@ -36,7 +42,7 @@ func (r *run) seenSchema(ctx context.Context, exclude string) (json.RawMessage, 
 			return nil, err
 		}
 	}
-	return actionSchema(constrainTools(r.a.offer, seen, r.roots, exclude)), nil
+	return actionSchema(constrainTools(tools, seen, r.roots, exclude)), nil
 }
 
 // constrainTools returns tools with each id argument (idArgs) an enum of
@@ -64,58 +70,9 @@ func constrainTools(tools []Tool, seen []seenID, roots []string, exclude string)
 // (constrainTools): nil when it has none, drop when a required one has no
 // value.
 func constrainParams(tool Tool, seen []seenID, roots []string, exclude string) (json.RawMessage, bool) {
-	keys, vals, ok := orderedObject(tool.Params)
-	if !ok {
-		return nil, false
-	}
-	pk, pv, ok := orderedObject(field(keys, vals, "properties"))
-	if !ok {
-		return nil, false
-	}
-	var required []string
-	_ = json.Unmarshal(field(keys, vals, "required"), &required) // none when absent
-	changed := false
-	for j := 0; j < len(pk); j++ {
-		if !slices.Contains(idArgs, pk[j]) {
-			continue
-		}
-		changed = true
-		values := enumValues(tool.Name == ToolCat && pk[j] == "id", exclude, seen, roots)
-		if len(values) == 0 {
-			if slices.Contains(required, pk[j]) {
-				return nil, true
-			}
-			dropped := pk[j]
-			pk, pv = slices.Delete(pk, j, j+1), slices.Delete(pv, j, j+1)
-			j--
-			if tool.Name == ToolLs && dropped == "id" { // ls's type picks edges of the id's node: alone it is an error
-				if k := slices.Index(pk, "type"); k >= 0 {
-					pk, pv = slices.Delete(pk, k, k+1), slices.Delete(pv, k, k+1)
-					if k <= j {
-						j--
-					}
-				}
-			}
-			continue
-		}
-		enum, _ := json.Marshal(values) // strings always marshal
-		pk2, pv2 := []string{"type", "enum"}, []json.RawMessage{json.RawMessage(`"string"`), enum}
-		if pkk, pvv, ok := orderedObject(pv[j]); ok {
-			if d := field(pkk, pvv, "description"); d != nil {
-				pk2, pv2 = append(pk2, "description"), append(pv2, d)
-			}
-		}
-		pv[j] = writeObject(pk2, pv2)
-	}
-	if !changed {
-		return nil, false
-	}
-	for i, k := range keys {
-		if k == "properties" {
-			vals[i] = writeObject(pk, pv)
-		}
-	}
-	return writeObject(keys, vals), false
+	return enumIDArgs(tool, func(arg string) ([]string, bool) {
+		return enumValues(tool.Name == ToolCat && arg == "id", exclude, seen, roots), true
+	})
 }
 
 // failedID is the value of the id argument of s that its error names ("" when
@@ -147,17 +104,8 @@ var commonWords = map[string]bool{
 // ungrounded twice in a row: the question's constrained tools but answer,
 // so that the model looks something up instead of giving it a third time.
 func (r *run) withoutAnswer(ctx context.Context) (json.RawMessage, error) {
-	seen, err := r.a.tools.seenIDs(ctx, r.results())
-	if err != nil {
-		return nil, err
-	}
-	if r.roots == nil {
-		if r.roots, err = r.a.tools.roots(ctx); err != nil {
-			return nil, err
-		}
-	}
 	tools := slices.DeleteFunc(slices.Clone(r.a.offer), func(t Tool) bool { return t.Name == ToolAnswer })
-	return actionSchema(constrainTools(tools, seen, r.roots, "")), nil
+	return r.offerSeen(ctx, tools, "")
 }
 
 // ungrounded checks an answer of a constrained question (a small model's)

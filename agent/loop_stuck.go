@@ -292,6 +292,21 @@ func narrowSchema(tools []Tool, s Step, seen []seenID, roots []string) json.RawM
 // call narrowed (narrowSchema): nil when none was, drop when a required
 // one has no value left.
 func narrowParams(tool Tool, args map[string]json.RawMessage, errText string, seen []seenID, roots []string) (json.RawMessage, bool) {
+	return enumIDArgs(tool, func(arg string) ([]string, bool) {
+		var failed string
+		if json.Unmarshal(args[arg], &failed) != nil || !names(errText, failed) {
+			return nil, false // another argument failed (a label, an edge type)
+		}
+		return enumValues(tool.Name == ToolCat && arg == "id", failed, seen, roots), true
+	})
+}
+
+// enumIDArgs rewrites a tool's parameters: each id argument (idArgs) for
+// which values says so becomes an enum of the values it gives; one with
+// none is dropped when optional (and ls's type with ls's id, which it
+// needs), and a required one drops the tool (drop). It returns nil when
+// no argument was touched.
+func enumIDArgs(tool Tool, values func(arg string) ([]string, bool)) (json.RawMessage, bool) {
 	keys, vals, ok := orderedObject(tool.Params)
 	if !ok {
 		return nil, false
@@ -304,21 +319,32 @@ func narrowParams(tool Tool, args map[string]json.RawMessage, errText string, se
 	_ = json.Unmarshal(field(keys, vals, "required"), &required) // none when absent
 	changed := false
 	for j := 0; j < len(pk); j++ {
-		var failed string
-		if !slices.Contains(idArgs, pk[j]) || json.Unmarshal(args[pk[j]], &failed) != nil || !names(errText, failed) {
-			continue // another argument failed (a label, an edge type)
+		if !slices.Contains(idArgs, pk[j]) {
+			continue
 		}
-		values := enumValues(tool.Name == ToolCat && pk[j] == "id", failed, seen, roots)
+		vs, touch := values(pk[j])
+		if !touch {
+			continue
+		}
 		changed = true
-		if len(values) == 0 {
+		if len(vs) == 0 {
 			if slices.Contains(required, pk[j]) {
 				return nil, true
 			}
+			dropped := pk[j]
 			pk, pv = slices.Delete(pk, j, j+1), slices.Delete(pv, j, j+1)
 			j--
+			if tool.Name == ToolLs && dropped == "id" { // ls's type picks edges of the id's node: alone it is an error
+				if k := slices.Index(pk, "type"); k >= 0 {
+					pk, pv = slices.Delete(pk, k, k+1), slices.Delete(pv, k, k+1)
+					if k <= j {
+						j--
+					}
+				}
+			}
 			continue
 		}
-		enum, _ := json.Marshal(values) // strings always marshal
+		enum, _ := json.Marshal(vs) // strings always marshal
 		pk2, pv2 := []string{"type", "enum"}, []json.RawMessage{json.RawMessage(`"string"`), enum}
 		if pkk, pvv, ok := orderedObject(pv[j]); ok {
 			if d := field(pkk, pvv, "description"); d != nil {
