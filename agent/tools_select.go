@@ -297,15 +297,13 @@ func compileSelect(tables []selectTable, c selectCall) (string, error) {
 // column when it reads as one, else a string (DuckDB casts it to the
 // column's type, and says so when it cannot).
 func selectValue(typ, v string) string {
-	switch strings.ToUpper(typ) {
-	case "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "FLOAT", "DOUBLE", "REAL":
-		if _, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
-			return strings.TrimSpace(v)
-		}
-	}
-	if strings.HasPrefix(strings.ToUpper(typ), "DECIMAL") {
-		if _, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
-			return strings.TrimSpace(v)
+	t := strings.ToUpper(typ)
+	numeric := strings.HasPrefix(t, "DECIMAL") || slices.Contains([]string{
+		"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "FLOAT", "DOUBLE", "REAL",
+	}, t)
+	if n := strings.TrimSpace(v); numeric {
+		if _, err := strconv.ParseFloat(n, 64); err == nil {
+			return n
 		}
 	}
 	return lit(v)

@@ -330,17 +330,21 @@ type factDrop struct {
 // stored, chunk by chunk, and returns what holds.
 func verifyResult(ex *extract.Extractor, byID map[string]kg.Chunk, unit []string, res extract.Result) (extract.Result, []factDrop) {
 	per := map[string]*extract.Result{}
+	of := func(chunk string) *extract.Result {
+		r := per[chunk]
+		if r == nil {
+			r = &extract.Result{}
+			per[chunk] = r
+		}
+		return r
+	}
 	var drops []factDrop
 	for _, t := range res.Triplets {
 		if !slices.Contains(unit, t.ChunkID) {
 			drops = append(drops, factDrop{extract.Drop{ID: t.ID, Reason: extract.DropOtherChunk}, "triplet " + t.ID + " of chunk " + t.ChunkID})
 			continue
 		}
-		r := per[t.ChunkID]
-		if r == nil {
-			r = &extract.Result{}
-			per[t.ChunkID] = r
-		}
+		r := of(t.ChunkID)
 		r.Triplets = append(r.Triplets, t)
 	}
 	for _, e := range res.Entities {
@@ -348,11 +352,7 @@ func verifyResult(ex *extract.Extractor, byID map[string]kg.Chunk, unit []string
 			drops = append(drops, factDrop{extract.Drop{ID: e.ID, Reason: extract.DropOtherChunk}, "entity " + e.ID + " of chunk " + e.ChunkID})
 			continue
 		}
-		r := per[e.ChunkID]
-		if r == nil {
-			r = &extract.Result{}
-			per[e.ChunkID] = r
-		}
+		r := of(e.ChunkID)
 		r.Entities = append(r.Entities, e)
 	}
 	var kept extract.Result
