@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 
-from .train import latest_checkpoint
+from .train import latest_checkpoint, run_dir
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -35,7 +35,7 @@ def export(cfg, checkpoint=None, note=None):
     from safetensors.numpy import load_file, save_file
     import numpy as np
 
-    run = os.path.join(cfg["work"], "run")
+    run = run_dir(cfg)
     ck = checkpoint or latest_checkpoint(run)
     if not ck:
         sys.exit(f"export: no checkpoint under {run}; run: python -m kgtrain train")
@@ -66,6 +66,7 @@ def export(cfg, checkpoint=None, note=None):
         "training": {"code_version": git_rev(), "checkpoint": os.path.basename(ck), "config": cfg["train"],
                      "prepare": cfg["prepare"], "split": cfg["split"], "examples_seen": state["examples"],
                      "optimizer_steps": state["step"], "tokens": state["tokens"],
+                     "init_adapter": state.get("init_adapter"),
                      "cpu_seconds_wall": round(state["seconds"], 1),
                      "examples_per_hour": round(3600 * state["examples"] / max(1.0, state["seconds"]), 1),
                      "sessions": state.get("sessions", []),

@@ -98,11 +98,14 @@ def redocred_window(doc, rel, lo, hi, max_facts=None):
     return text, facts
 
 
-def redocred_examples(data, split, rng, heldout, keep_empty=1.0, max_facts=None):
+def redocred_examples(data, split, rng, heldout, keep_empty=1.0, max_facts=None, schema=0.0):
     """Sentence windows of the documents on one side of the split; a
     window that states no fact is kept with probability keep_empty (many
-    empty windows taught the model to stop before the facts)."""
+    empty windows taught the model to stop before the facts). With
+    probability schema a window comes with a predicate list, as a
+    pipeline with an ontology sends it (with_schema)."""
     docs, rel = redocred_docs(data)
+    names = sorted(set(rel.values()))
     out = []
     for i, doc in enumerate(docs):
         if redocred_heldout(i, split) != heldout:
@@ -118,9 +121,27 @@ def redocred_examples(data, split, rng, heldout, keep_empty=1.0, max_facts=None)
                 continue
             if not facts and keep_empty < 1.0 and rng.random() >= keep_empty:
                 continue
-            out.append({"source": "redocred", "doc": i, "sents": [start, hi], "passage": text, "types": None,
-                        "predicates": None, "facts": facts})
+            x = {"source": "redocred", "doc": i, "sents": [start, hi], "passage": text, "types": None,
+                 "predicates": None, "facts": facts}
+            if schema and rng.random() < schema:
+                x = with_schema(x, names, rng)
+            out.append(x)
     return out
+
+
+def with_schema(x, names, rng):
+    """The window with a predicate list: its facts' relations and 2-8
+    others, shuffled, all written in one style (words, snake_case,
+    camelCase, UPPER), the facts' predicates as the list spells them. The
+    model learns to pick predicates from a list whatever their spelling,
+    as Text2KGBench's ontologies and a user's schema give them."""
+    style = rng.choice(synth.STYLES)
+    present = sorted({f[2] for f in x["facts"]})
+    others = [n for n in names if n not in present]
+    preds = present + rng.sample(others, rng.randint(2, 8))
+    rng.shuffle(preds)
+    facts = [(s, st, synth.style_pred(p, style), o, ot) for s, st, p, o, ot in x["facts"]]
+    return {**x, "predicates": [synth.style_pred(p, style) for p in preds], "facts": facts}
 
 
 def ontology(path):
@@ -212,7 +233,7 @@ def prepare(cfg, out):
     os.makedirs(out, exist_ok=True)
     pools = {
         "redocred": redocred_examples(data, split, rng, heldout=False, keep_empty=d["redocred_keep_empty"],
-                                       max_facts=d["redocred_max_facts"]),
+                                       max_facts=d["redocred_max_facts"], schema=d.get("redocred_schema", 0.0)),
         "tekgen": tekgen_examples(data, split, heldout=False),
         "synthetic": synth_examples(d["synthetic"], d["seed"], "train"),
     }

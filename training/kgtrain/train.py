@@ -53,6 +53,44 @@ def encode(tok, rec, max_tokens):
     return ids, labels
 
 
+def run_dir(cfg):
+    """The run's directory under the work directory (train.run, "run" by default)."""
+    return os.path.join(cfg["work"], cfg["train"].get("run", "run"))
+
+
+def init_from(model, spec, torch):
+    """Starts the LoRA weights from a shipped adapter (a stage of training
+    that goes on from an earlier one), checked against its SHA-256: a
+    different file is refused, not trained on. Returns what was loaded."""
+    import hashlib
+    import subprocess
+    from peft import set_peft_model_state_dict
+    from safetensors.torch import load
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    path = spec["path"]
+    if spec.get("git"):
+        # The adapter as that commit shipped it (export overwrites the file).
+        where = f"{spec['git']}:{path}"
+        raw = subprocess.run(["git", "-C", repo, "show", where], capture_output=True, check=True).stdout
+    else:
+        where = path if os.path.isabs(path) else os.path.join(repo, path)
+        with open(where, "rb") as f:
+            raw = f.read()
+    got = hashlib.sha256(raw).hexdigest()
+    if got != spec["sha256"]:
+        raise SystemExit(f"train: init_adapter {where}: SHA-256 {got}, the config wants {spec['sha256']}")
+    path = where
+    sd = {k: v.float() for k, v in load(raw).items()}
+    res = set_peft_model_state_dict(model, sd)
+    missing = [k for k in getattr(res, "missing_keys", []) if "lora_" in k]
+    unexpected = list(getattr(res, "unexpected_keys", []))
+    if missing or unexpected:
+        raise SystemExit(f"train: init_adapter {path} does not fit the LoRA config: "
+                         f"{len(missing)} missing, {len(unexpected)} unexpected (e.g. {(missing + unexpected)[:2]})")
+    print(f"starting from {path} ({len(sd)} tensors)", flush=True)
+    return {**spec, "tensors": len(sd)}
+
+
 def latest_checkpoint(run):
     ck = os.path.join(run, "checkpoints")
     if not os.path.isdir(ck):
@@ -69,7 +107,7 @@ def train(cfg, threads=None, max_examples=None):
     threads = threads or t["threads"]
     torch.set_num_threads(threads)
     torch.set_num_interop_threads(1)
-    run = os.path.join(cfg["work"], "run")
+    run = run_dir(cfg)
     os.makedirs(run, exist_ok=True)
     model, tok = load_base(cfg)
     model.config.use_cache = False
@@ -85,6 +123,8 @@ def train(cfg, threads=None, max_examples=None):
         torch.manual_seed(t["seed"])
         model = get_peft_model(model, lc)
         state = {"examples": 0, "step": 0, "losses": [], "skipped": 0, "seconds": 0.0, "tokens": 0}
+        if t.get("init_adapter"):
+            state["init_adapter"] = init_from(model, t["init_adapter"], torch)
     # Each start or resume, with the threads it ran with, for the manifest.
     state.setdefault("sessions", []).append({"from_examples": state["examples"], "threads": threads,
                                              "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})

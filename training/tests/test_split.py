@@ -103,3 +103,32 @@ def test_synthetic_facts_are_written_in_their_passage():
         for s, _, _, o, _ in facts:
             assert s.lower() in passage.lower(), (s, passage)
             assert o.lower() in passage.lower(), (o, passage)
+
+
+def test_a_window_with_a_schema_lists_its_facts_predicates_as_it_writes_them():
+    """Re-DocRED windows given a predicate list (as a pipeline with an
+    ontology sends one): every fact's predicate is in the list, spelled
+    as the list spells it, and the list holds others beside them."""
+    import random
+    x = {"source": "redocred", "doc": 1, "sents": [0, 1], "passage": "Ana Lind was born in Oslo, Norway.",
+         "types": None, "predicates": None,
+         "facts": [("Ana Lind", "Person", "place of birth", "Oslo", "Location"),
+                   ("Oslo", "Location", "country", "Norway", "Location")]}
+    names = ["place of birth", "country", "date of birth", "member of", "located in", "author", "spouse",
+             "capital of", "genre", "publisher"]
+    styles = set()
+    for seed in range(40):
+        y = prepare.with_schema(x, names, random.Random(seed))
+        assert len(y["predicates"]) >= len({f[2] for f in x["facts"]}) + 2
+        for f in y["facts"]:
+            assert f[2] in y["predicates"], (f, y["predicates"])
+        assert [(f[0], f[3]) for f in y["facts"]] == [(f[0], f[3]) for f in x["facts"]]
+        styles.add(y["facts"][0][2])
+    assert {"place of birth", "placeOfBirth", "place_of_birth", "PLACE_OF_BIRTH"} == styles
+
+
+def test_the_training_stream_holds_windows_with_and_without_a_schema(prepared):
+    cfg, out, _ = prepared
+    red = [r for r in read(os.path.join(out, "train.jsonl")) if r["source"] == "redocred"]
+    with_list = sum("\nPredicates: " in r["prompt"] for r in red)
+    assert 0 < with_list < len(red), (with_list, len(red))
