@@ -357,17 +357,30 @@ func (e *Extractor) groundTriplet(c kg.Chunk, r RawTriplet) (kg.Triplet, string)
 	}
 	subjType, ok1 := e.types.typeName(r.SubjectType)
 	objType, ok2 := e.types.typeName(r.ObjectType)
-	if !ok1 || !ok2 {
-		return kg.Triplet{}, DropOutsideSchema
-	}
 	if e.preds != nil {
 		rel, ok := e.preds[pred]
+		if !ok {
+			return kg.Triplet{}, DropOutsideSchema
+		}
+		// A type the schema does not have, on a predicate it does: the
+		// relation's domain or range types the name (as RDFS infers a
+		// type from a property). A type the schema has that misfits the
+		// relation is left alone and dropped below: there the predicate
+		// is the likelier mistake.
+		subjType, ok1 = e.types.typeFromRelation(subjType, ok1, rel.Domain)
+		objType, ok2 = e.types.typeFromRelation(objType, ok2, rel.Range)
+		if !ok1 || !ok2 {
+			return kg.Triplet{}, DropOutsideSchema
+		}
 		misfit := (rel.Domain != "" && NormalizeType(rel.Domain) != NormalizeType(subjType)) ||
 			(rel.Range != "" && NormalizeType(rel.Range) != NormalizeType(objType))
-		if !ok || (misfit && !e.opts.Ungrounded) {
+		if misfit && !e.opts.Ungrounded {
 			return kg.Triplet{}, DropOutsideSchema
 		}
 		pred = rel.Name
+	}
+	if !ok1 || !ok2 {
+		return kg.Triplet{}, DropOutsideSchema
 	}
 	evSpan, m, sim := Locate(c.Text, r.Evidence)
 	sSpan, sOK := locateName(c.Text, evSpan, subj)

@@ -81,6 +81,16 @@ func (v vocabulary) typeName(t string) (string, bool) {
 	return name, ok
 }
 
+// typeFromRelation returns the type a relation's domain or range gives a
+// name whose written type the schema does not have (known false); a known
+// type, or a relation without that side, stays as it was.
+func (v vocabulary) typeFromRelation(t string, known bool, side string) (string, bool) {
+	if known || side == "" {
+		return t, known
+	}
+	return v.typeName(side)
+}
+
 // maxTriplets and maxEntities bound the reply: a small model at temperature
 // 0 otherwise tends to repeat one item until the output-token bound cuts it.
 const (
