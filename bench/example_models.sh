@@ -3,6 +3,7 @@
 # side in one run, from an empty reply cache each time, and each bundle's
 # facts scored against the example's gold file (bench/examplefacts).
 #   MODELS="gemma3:270m kgforge-extract" bench/example_models.sh [OUTDIR]
+# CHUNK_SIZE=N builds with chunks of N tokens instead of the example's.
 # Prints per model: wall time, LLM calls, prompt and completion tokens,
 # tokens per chunk, triplets kept and dropped, nodes, edges and merges, then
 # the scorer's kept / correct / missed. Bundles stay in OUTDIR (default a
@@ -16,12 +17,16 @@ out=${1:-$(mktemp -d)}
 mkdir -p "$out"
 export NEO4J_URI=
 for model in ${MODELS:-gemma3:270m kgforge-extract}; do
-  tag=${model//[:\/]/_}
+  tag=${model//[:\/]/_}${CHUNK_SIZE:+-c$CHUNK_SIZE}
   # A copy beside the example, so its relative paths still hold.
   pipeline=pipelines/.example-$tag-$$.yaml
   trap 'rm -f pipelines/.example-*-$$.yaml' EXIT
   sed "s|^\(  chat_model:\).*|\1 $model|" pipelines/example.yaml >"$pipeline"
   grep -q "chat_model: $model\$" "$pipeline" || { echo "example_models.sh: could not set chat_model in $pipeline" >&2; exit 1; }
+  if [[ -n ${CHUNK_SIZE:-} ]]; then
+    sed -i "s|^\(  size:\) [0-9]*|\1 $CHUNK_SIZE|" "$pipeline"
+    grep -q "^  size: $CHUNK_SIZE " "$pipeline" || { echo "example_models.sh: could not set the chunk size in $pipeline" >&2; exit 1; }
+  fi
   export KGFORGE_CACHE_DIR="$out/$tag/cache"
   rm -rf "$out/$tag" && mkdir -p "$out/$tag"
   start=$(date +%s.%N)

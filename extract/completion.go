@@ -198,7 +198,10 @@ func (e *Extractor) generate(ctx context.Context, prompt string, sentences []str
 	if e.opts.Format == FormatJSON {
 		req.Schema = b.schema
 	} else {
-		req.Stop = linesStop
+		// A line written twice is dropped as a duplicate anyway, and a
+		// model that repeats one repeats it until the bound: the reply
+		// ends there (llm.DoneRepeat, every line before it whole).
+		req.Stop, req.StopAtRepeatedLine = linesStop, true
 	}
 	resp, err := g.Generate(ctx, req)
 	if err != nil {

@@ -219,7 +219,7 @@ func TestExtractor_CompletionModeSendsRawGenerate(t *testing.T) {
 	}
 	req := fake.gens[0]
 	if !req.Raw || !req.Think || req.Schema != nil || !slices.Equal(req.Stop, linesStop) || req.Temperature != 0 ||
-		req.NumPredict != replyBound(FormatLines, Sentences(velora), 512) || req.NumCtx == 0 {
+		req.NumPredict != replyBound(FormatLines, Sentences(velora), 512) || req.NumCtx == 0 || !req.StopAtRepeatedLine {
 		t.Errorf("request %+v", req)
 	}
 	if len(res.Triplets) != 1 || res.Triplets[0].Predicate != "based_in" || res.Triplets[0].Evidence != "Kestrel Alloys is based in Sheffield." {
@@ -237,6 +237,9 @@ func TestExtractor_CompletionModeSendsRawGenerate(t *testing.T) {
 	}
 	if res, err = ex.Process(context.Background(), veloraChunk()); err != nil || len(res.Triplets) != 1 {
 		t.Fatalf("json: %v, %+v", err, res.Triplets)
+	}
+	if fake.gens[0].StopAtRepeatedLine {
+		t.Error("the JSON format asked to stop at a repeated line; its grammar holds the reply")
 	}
 	req = fake.gens[0]
 	if !req.Raw || req.Think || string(req.Schema) != string(SchemaFor(Sentences(velora), Schema{})) || req.Stop != nil {
@@ -313,6 +316,20 @@ func TestExtractor_CountsCutRepliesByReason(t *testing.T) {
 	}
 	if st := ex.Stats(); st.Cut["length"] != 1 || st.Kept != 1 || st.Dropped[DropMalformedLine] != 0 {
 		t.Errorf("completion: stats %+v; want one cut reply, its whole line kept, nothing malformed", st)
+	}
+
+	// A reply ended at a repeated line holds whole lines only: its last
+	// line is kept, and it is counted as "repeat".
+	fake = &scriptedGen{replies: []llm.ChatResponse{{Content: "Kestrel Alloys | Company | based_in | Sheffield | City\n", DoneReason: llm.DoneRepeat}}}
+	ex, err = New(fake, nil, Options{Model: "m", Mode: ModeCompletion, Format: FormatLines})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ex.Process(context.Background(), veloraChunk()); err != nil {
+		t.Fatal(err)
+	}
+	if st := ex.Stats(); st.Cut[llm.DoneRepeat] != 1 || st.Kept != 1 || len(st.Cut) != 1 {
+		t.Errorf("repeat: stats %+v; want one reply counted as repeat and its line kept", st)
 	}
 }
 

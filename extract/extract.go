@@ -100,8 +100,10 @@ type Stats struct {
 	TooLong   int `json:"chunks_too_long"`          // rejected: prompt and reply over llm.max_context
 	Calls     int `json:"llm_calls"`                // chat calls made, retries and gleanings included
 	// Cut counts the replies that ended before the model finished them, by
-	// reason: "length" (the output bound, see replyBound) or "incomplete"
-	// (the server stopped short of its final message).
+	// reason: "length" (the output bound, see replyBound), "incomplete"
+	// (the server stopped short of its final message) or "repeat" (the
+	// line format: kgforge ended the reply where it began a line it had
+	// written, every line before that whole).
 	Cut             map[string]int `json:"replies_cut"`
 	GleaningCalls   int            `json:"gleaning_calls"`
 	Gleaned         int            `json:"triplets_gleaned"` // kept triplets that only a gleaning turn found
@@ -418,10 +420,11 @@ type bounds struct {
 
 // key is the cache key of a call: the model, its digest, the prompt
 // version (mode, format, prompt and examples), the sizes, the thinking
-// switch and the whole prompt text.
+// switch, whether a repeated line ends the reply (the line format) and
+// the whole prompt text.
 func (e *Extractor) key(b bounds, prompt string) string {
 	return kg.ID("extract", e.opts.Model, e.opts.ModelDigest, e.version, string(b.schema),
-		fmt.Sprint(b.ctx, b.predict, e.opts.Think), prompt)
+		fmt.Sprint(b.ctx, b.predict, e.opts.Think, e.opts.Format == FormatLines), prompt)
 }
 
 func conversationSize(msgs []llm.Message) int {
@@ -608,6 +611,8 @@ func (e *Extractor) ask(ctx context.Context, c kg.Chunk, st *chunkStats, call as
 		resp, parsed, err := call(ctx, temp, attempt)
 		if why := cutReason(resp); why != "" {
 			st.cut[why]++
+		} else if resp.DoneReason == llm.DoneRepeat {
+			st.cut[llm.DoneRepeat]++
 		}
 		var bad *badReplyError
 		switch {

@@ -28,6 +28,52 @@ type GenerateRequest struct {
 	Seed        int
 	Think       bool          // let a thinking model think first; false sends think: false
 	KeepAlive   time.Duration // 0 means the client's Options.KeepAlive
+	// StopAtRepeatedLine ends the continuation where it starts a line it
+	// has already written whole: a small model at temperature 0 that
+	// repeats a line repeats it until the bound. The reply is streamed
+	// and the client closes it there; it then holds the lines before the
+	// repeat and ends with DoneRepeat (see Usage.RepeatStopped for what
+	// such a call counts).
+	StopAtRepeatedLine bool
+}
+
+// DoneRepeat is the DoneReason of a reply the client ended at a repeated
+// line (GenerateRequest.StopAtRepeatedLine): every line it holds is whole.
+const DoneRepeat = "repeat"
+
+// errRepeat ends a streamed reply at a repeated line.
+var errRepeat = errors.New("repeated line")
+
+// repeatWatch follows a streamed reply line by line: add returns false at
+// the first whole line (ended by a newline, not blank) that an earlier one
+// already was; kept is the text before that line.
+type repeatWatch struct {
+	text  strings.Builder
+	start int // where the line being written starts
+	seen  map[string]bool
+	kept  int
+}
+
+func (w *repeatWatch) add(piece string) bool {
+	w.text.WriteString(piece)
+	s := w.text.String()
+	for {
+		i := strings.IndexByte(s[w.start:], '\n')
+		if i < 0 {
+			w.kept = len(s)
+			return true
+		}
+		line := strings.TrimSpace(s[w.start : w.start+i])
+		if line != "" && w.seen[line] {
+			w.kept = w.start
+			return false
+		}
+		if w.seen == nil {
+			w.seen = map[string]bool{}
+		}
+		w.seen[line] = line != ""
+		w.start += i + 1
+	}
 }
 
 // Generate sends one completion request and returns the whole continuation,
@@ -37,7 +83,7 @@ func (c *Client) Generate(ctx context.Context, req GenerateRequest) (ChatRespons
 	if len(req.Stop) > 0 {
 		opts["stop"] = req.Stop
 	}
-	stream := false
+	stream := req.StopAtRepeatedLine
 	areq := &api.GenerateRequest{
 		Model: req.Model, Prompt: req.Prompt, Raw: req.Raw, Format: req.Schema, Stream: &stream,
 		KeepAlive: c.keepAliveFor(req.KeepAlive), Options: opts, Think: &api.ThinkValue{Value: req.Think},
@@ -46,12 +92,19 @@ func (c *Client) Generate(ctx context.Context, req GenerateRequest) (ChatRespons
 	host, err := c.do(ctx, "generate "+req.Model, func(e *endpoint) error {
 		var b strings.Builder
 		var m api.Metrics
+		var rw repeatWatch
 		out = ChatResponse{}
 		done, parts := false, 0
 		gctx, guard := watch(ctx)
+		gctx, stop := context.WithCancel(gctx)
+		defer stop()
 		err := e.api.Generate(gctx, areq, func(r api.GenerateResponse) error {
 			parts++
 			b.WriteString(r.Response)
+			if req.StopAtRepeatedLine && !rw.add(r.Response) {
+				stop() // the server stops generating when the request goes
+				return errRepeat
+			}
 			if r.Done {
 				done, m = true, r.Metrics
 				final(&out, r.DoneReason, m)
@@ -59,6 +112,19 @@ func (c *Client) Generate(ctx context.Context, req GenerateRequest) (ChatRespons
 			return nil
 		})
 		out.Content = b.String()
+		if errors.Is(err, errRepeat) {
+			// No final message, so no counts from the server: the
+			// completion is the pieces that came (Ollama streams one
+			// token a piece), the prompt is unknown, the server's time
+			// is the time the client waited.
+			out = ChatResponse{Content: out.Content[:rw.kept], DoneReason: DoneRepeat, CompletionTokens: parts}
+			m = api.Metrics{TotalDuration: time.Since(guard.start)}
+			c.count(e, out, m)
+			for _, u := range []*usageCounters{&c.usage, &e.usage} {
+				u.repeatStopped.Add(1)
+			}
+			return nil
+		}
 		if err := guard.check(ctx, c.timeout); err != nil {
 			return err // before the api package's error, which may quote a cut line
 		}

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 // recordingOllama is a fake server that injects the replies a test needs
@@ -126,5 +127,118 @@ func TestClient_InfoIntegration(t *testing.T) {
 	}
 	if _, err := c.Info(ctx, "no-such-model:1b"); !errors.Is(err, ErrModelMissing) {
 		t.Errorf("info of a missing model: err = %v, want ErrModelMissing", err)
+	}
+}
+
+// TestGenerateIntegration_StopAtRepeatedLine: the real server, a prompt
+// that any model continues by repeating its line: with the option the
+// reply ends at the first repeat, without it at the bound.
+func TestGenerateIntegration_StopAtRepeatedLine(t *testing.T) {
+	c := integration(t)
+	req := GenerateRequest{
+		Model: ChatModelForTests, Raw: true, NumPredict: 48,
+		Prompt: strings.Repeat("Kestrel Alloys | supplies | frames\n", 12),
+	}
+	full, err := c.Generate(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.StopAtRepeatedLine = true
+	stopped, err := c.Generate(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stopped.DoneReason != DoneRepeat || strings.Count(stopped.Content, "\n") != 1 || !strings.HasPrefix(full.Content, stopped.Content) {
+		t.Errorf("with the option: %q (%s); want the first line of %q, ended as %s", stopped.Content, stopped.DoneReason, full.Content, DoneRepeat)
+	}
+	if stopped.CompletionTokens == 0 || stopped.CompletionTokens >= full.CompletionTokens {
+		t.Errorf("tokens: %d stopped, %d in full (%s); want fewer, and counted", stopped.CompletionTokens, full.CompletionTokens, full.DoneReason)
+	}
+}
+
+func TestRepeatWatch_StopsAtTheFirstWholeLineWrittenBefore(t *testing.T) {
+	cases := []struct {
+		pieces []string
+		stopAt int    // index of the piece that completes the repeat; -1 none
+		kept   string // text before the repeated line
+	}{
+		{[]string{"A | b", " | c\n", "D | e\n", "A | b | c", "\n", "x"}, 4, "A | b | c\nD | e\n"},
+		{[]string{"A\n\n", "\n", "B\n"}, -1, "A\n\n\nB\n"},                        // blank lines are no repeat
+		{[]string{"A\nA"}, -1, "A\nA"},                                              // a line not yet ended is no repeat
+		{[]string{"A\n  A  \n"}, 0, "A\n"},                                          // white space around a line does not count
+		{[]string{"A | b | c\nA | b | c d\n", "END"}, -1, "A | b | c\nA | b | c d\nEND"}, // a longer line is another line
+	}
+	for i, c := range cases {
+		var w repeatWatch
+		stopped := -1
+		for j, p := range c.pieces {
+			if !w.add(p) {
+				stopped = j
+				break
+			}
+		}
+		if stopped != c.stopAt || w.text.String()[:w.kept] != c.kept {
+			t.Errorf("case %d: stopped at piece %d, kept %q; want %d, %q", i, stopped, w.text.String()[:w.kept], c.stopAt, c.kept)
+		}
+	}
+}
+
+// A fake server streams a reply that repeats a line and then would go on
+// for a long time; it stands in for Ollama to inject that behaviour and
+// to see that the client goes away.
+func TestGenerate_StopAtRepeatedLineEndsTheReplyAndCloses(t *testing.T) {
+	gone := make(chan struct{})
+	var body map[string]any
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		f := w.(http.Flusher)
+		for _, p := range []string{"A | x | p | B | y\n", "C | x | q | D", " | y\n", "A | x | p | B | y", "\n"} {
+			q, _ := json.Marshal(p)
+			_, _ = io.WriteString(w, `{"model":"m","response":`+string(q)+`,"done":false}`+"\n")
+			f.Flush()
+		}
+		for range 200 { // the repeat would go on until the bound
+			select {
+			case <-r.Context().Done():
+				close(gone)
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			_, _ = io.WriteString(w, `{"model":"m","response":"A | x | p | B | y\n","done":false}`+"\n")
+			f.Flush()
+		}
+		_, _ = io.WriteString(w, `{"model":"m","response":"","done":true,"done_reason":"length","prompt_eval_count":9,"eval_count":205}`+"\n")
+	}))
+	defer srv.Close()
+	c, err := New(Options{Host: srv.URL, MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	resp, err := c.Generate(context.Background(), GenerateRequest{Model: "m", Prompt: "p", Raw: true, StopAtRepeatedLine: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "A | x | p | B | y\nC | x | q | D | y\n"; resp.Content != want || resp.DoneReason != DoneRepeat {
+		t.Errorf("reply %q (%s), want %q (%s)", resp.Content, resp.DoneReason, want, DoneRepeat)
+	}
+	if body["stream"] != true {
+		t.Errorf("stream = %v, want true (the client must see the reply as it comes)", body["stream"])
+	}
+	select {
+	case <-gone:
+	case <-time.After(5 * time.Second):
+		t.Error("the server was still sending 5 s after the repeat: the client did not close the request")
+	}
+	u := c.Usage()
+	if u.Calls != 1 || u.RepeatStopped != 1 || u.CompletionTokens != 5 || u.PromptTokens != 0 || u.ServerDuration <= 0 {
+		t.Errorf("usage %+v: want 1 call, 1 stopped at a repeat, 5 pieces, no prompt count, the wait as server time", u)
+	}
+
+	// Without the option nothing changes: one message, the server's counts.
+	c2, _ := recordingOllama(t, `{"model":"m","response":"A\nA\n","done":true,"done_reason":"stop","prompt_eval_count":3,"eval_count":4}`)
+	resp, err = c2.Generate(context.Background(), GenerateRequest{Model: "m", Prompt: "p", Raw: true})
+	if err != nil || resp.Content != "A\nA\n" || resp.DoneReason != "stop" || c2.Usage().RepeatStopped != 0 {
+		t.Errorf("without the option: %+v, %v, usage %+v", resp, err, c2.Usage())
 	}
 }

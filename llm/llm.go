@@ -73,6 +73,12 @@ type Usage struct {
 	// tells how busy the pipeline kept the server.
 	ServerDuration time.Duration `json:"server_duration_ns"`
 	EmbedInputs    int64         `json:"embed_inputs"`
+	// RepeatStopped counts the replies the client ended at a repeated line
+	// (GenerateRequest.StopAtRepeatedLine). The server sends no counts for
+	// them: their completion tokens are the pieces streamed, their prompt
+	// tokens are not in PromptTokens, and their server time is the
+	// client's wait.
+	RepeatStopped int64 `json:"repeat_stopped,omitempty"`
 }
 
 // TokensPerSecond returns the completion throughput of the server.
@@ -84,7 +90,7 @@ func (u Usage) TokensPerSecond() float64 {
 }
 
 type usageCounters struct {
-	calls, retries, prompt, completion, evalNS, serverNS, embedInputs atomic.Int64
+	calls, retries, prompt, completion, evalNS, serverNS, embedInputs, repeatStopped atomic.Int64
 }
 
 // HostFromEnv returns the Ollama base URL from OLLAMA_HOST, accepting the
@@ -195,6 +201,7 @@ func (c *Client) Usage() Usage {
 		EvalDuration:     time.Duration(c.usage.evalNS.Load()),
 		ServerDuration:   time.Duration(c.usage.serverNS.Load()),
 		EmbedInputs:      c.usage.embedInputs.Load(),
+		RepeatStopped:    c.usage.repeatStopped.Load(),
 	}
 }
 

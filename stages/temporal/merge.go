@@ -16,6 +16,7 @@ func addUsage(a, b llm.Usage) llm.Usage {
 	a.EvalDuration += b.EvalDuration
 	a.ServerDuration += b.ServerDuration
 	a.EmbedInputs += b.EmbedInputs
+	a.RepeatStopped += b.RepeatStopped
 	return a
 }
 
