@@ -45,6 +45,10 @@ const (
 // MaxGleanings bounds Options.Gleanings.
 const MaxGleanings = 3
 
+// DefaultWindow is Options.Window's default: the specialist's training
+// passages were up to about 120 tokens.
+const DefaultWindow = 120
+
 // Options configure an Extractor.
 type Options struct {
 	Model       string        // chat model name
@@ -60,6 +64,16 @@ type Options struct {
 	NumPredict  int           // most completion tokens a reply may have (sized per chunk below it, see replyBound); 0 means 512
 	Attempts    int           // calls per chunk when the reply is not valid JSON; 0 means 2
 	KeepAlive   time.Duration // how long Ollama keeps the model loaded after a call; 0 means 10 minutes
+	// Window is, in the specialist mode, the most tokens (four bytes
+	// each) of a chunk one call reads: the chunk's sentences go to the
+	// model in consecutive runs of whole sentences up to that size, and
+	// every run's facts are grounded in the whole chunk. 0 means
+	// DefaultWindow, a negative value one call for the whole chunk. The
+	// specialist was trained on passages of one to six sentences and
+	// writes a few facts a call, so a long chunk read whole loses most of
+	// its facts (docs/benchmarks.md, "kgforge-extract"). Other modes read
+	// the chunk whole.
+	Window int
 
 	// Ungrounded keeps every complete triplet the model returns, without
 	// locating its evidence, subject or object in the chunk and without
@@ -347,34 +361,83 @@ func (e *Extractor) Process(ctx context.Context, c kg.Chunk) (Result, error) {
 	return res, nil
 }
 
-// processCompletion is Process in the completion mode: one raw completion
-// call on the few-shot pattern, no gleaning.
+// processCompletion is Process in the completion and specialist modes: one
+// raw completion call on the chunk (the specialist: one a window of it, see
+// Options.Window), no gleaning.
 func (e *Extractor) processCompletion(ctx context.Context, c kg.Chunk, sentences []string, schema []byte) (Result, error) {
-	prompt, err := e.completionPrompt(c)
-	if err != nil {
-		return Result{}, err
+	parts := [][]string{sentences}
+	if e.opts.Mode == ModeSpecialist {
+		parts = windows(sentences, e.window())
 	}
-	b := bounds{predict: replyBound(e.opts.Format, sentences, e.opts.NumPredict), schema: schema}
-	if b.ctx, err = e.numCtx(len(prompt), b.predict); err != nil {
-		e.count(chunkStats{tooLong: true})
-		return Result{}, fmt.Errorf("extract chunk %s: %w", c.ID, err)
+	st := chunkStats{cut: map[string]int{}, hit: true}
+	var replies []Reply
+	malformed := 0
+	for _, part := range parts {
+		passage := c
+		if len(parts) > 1 {
+			passage.Text = strings.Join(part, " ")
+		}
+		prompt, err := e.completionPrompt(passage)
+		if err != nil {
+			return Result{}, err
+		}
+		b := bounds{predict: replyBound(e.opts.Format, part, e.opts.NumPredict), schema: schema}
+		if b.ctx, err = e.numCtx(len(prompt), b.predict); err != nil {
+			e.count(chunkStats{tooLong: true})
+			return Result{}, fmt.Errorf("extract chunk %s: %w", c.ID, err)
+		}
+		r, hit, err := e.reply(ctx, c, e.key(b, prompt), &st, func(ctx context.Context, temp float64, seed int) (llm.ChatResponse, Reply, error) {
+			return e.generate(ctx, prompt, part, b, temp, seed)
+		})
+		if err != nil {
+			st.hit = false
+			e.count(st)
+			return Result{}, err
+		}
+		st.hit = st.hit && hit
+		replies = append(replies, r)
+		malformed += r.Malformed
 	}
-	st := chunkStats{cut: map[string]int{}}
-	r, hit, err := e.reply(ctx, c, e.key(b, prompt), &st, func(ctx context.Context, temp float64, seed int) (llm.ChatResponse, Reply, error) {
-		return e.generate(ctx, prompt, sentences, b, temp, seed)
-	})
-	if err != nil {
-		e.count(st)
-		return Result{}, err
-	}
-	st.hit = hit
-	res, drops := e.ground(c, []Reply{r})
-	if r.Malformed > 0 {
-		drops.triplets[DropMalformedLine] += r.Malformed
+	res, drops := e.ground(c, replies)
+	if malformed > 0 {
+		drops.triplets[DropMalformedLine] += malformed
 	}
 	st.res, st.drops = res, drops
 	e.count(st)
 	return res, nil
+}
+
+// window is the specialist's window in tokens; 0 for the whole chunk.
+func (e *Extractor) window() int {
+	switch {
+	case e.opts.Window < 0:
+		return 0
+	case e.opts.Window == 0:
+		return DefaultWindow
+	}
+	return e.opts.Window
+}
+
+// windows splits a chunk's sentences into consecutive runs of at most
+// maxTokens (four bytes a token; a longer sentence is a run alone), in
+// order, each sentence in one run; maxTokens 0 keeps them in one.
+func windows(sentences []string, maxTokens int) [][]string {
+	if maxTokens <= 0 {
+		return [][]string{sentences}
+	}
+	var out [][]string
+	var cur []string
+	size := 0
+	for _, s := range sentences {
+		n := (len(s) + 1 + 3) / 4
+		if len(cur) > 0 && size+n > maxTokens {
+			out = append(out, cur)
+			cur, size = nil, 0
+		}
+		cur = append(cur, s)
+		size += n
+	}
+	return append(out, cur)
 }
 
 // gleanings runs the "what did you miss?" turns after the first reply.

@@ -1,12 +1,17 @@
 package extract
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"kgforge/kg"
+	"kgforge/llm"
 )
 
 // TestSpecialistPrompt_MatchesTraining renders the cases that the training
@@ -86,5 +91,80 @@ func TestPromptVersion_SpecialistDiffersFromCompletion(t *testing.T) {
 	}
 	if sp.PromptVersion() == co.PromptVersion() || sp.PromptVersion()[:11] != "specialist:" {
 		t.Errorf("specialist %q, completion %q: want distinct, specialist: first", sp.PromptVersion(), co.PromptVersion())
+	}
+}
+
+func TestWindows_ConsecutiveRunsOfWholeSentences(t *testing.T) {
+	s := []string{strings.Repeat("a", 34) + ".", strings.Repeat("b", 34) + ".", strings.Repeat("c", 200) + ".", "d."} // 9, 9, 50, 1 tokens
+	cases := []struct {
+		max  int
+		want [][]string
+	}{
+		{0, [][]string{s}},
+		{20, [][]string{s[:2], s[2:3], s[3:]}}, // a sentence over the window is a run alone
+		{25, [][]string{s[:2], s[2:3], s[3:]}},
+		{60, [][]string{s[:2], s[2:]}},
+		{1000, [][]string{s}},
+	}
+	for _, c := range cases {
+		if got := windows(s, c.max); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("windows(%d) = %d runs %v, want %d", c.max, len(got), got, len(c.want))
+		}
+	}
+}
+
+// TestExtractor_SpecialistReadsAChunkInWindows: a chunk longer than the
+// window goes to the model as runs of its sentences, one call each; every
+// run's facts are grounded in the whole chunk; Window -1 reads it whole,
+// and the other modes always do.
+func TestExtractor_SpecialistReadsAChunkInWindows(t *testing.T) {
+	sents := []string{
+		"Velora Cycles buys aluminium frames from Kestrel Alloys.",
+		"Kestrel Alloys is based in Sheffield.",
+		"Velora Cycles makes city bikes in Porto.",
+		"Serra Brakes supplies the disc brake sets.",
+	}
+	c := kg.Chunk{ID: "c1", Text: strings.Join(sents, "\n")}
+	replies := []llm.ChatResponse{
+		stop("Kestrel Alloys | Organization | supplies | Velora Cycles | Organization\nEND"),
+		stop("Velora Cycles | Organization | based_in | Porto | Location\nEND"),
+	}
+	fake := &scriptedGen{replies: slices.Clone(replies)}
+	ex, err := New(fake, nil, Options{Model: "m", Mode: ModeSpecialist, Window: 26})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := ex.Process(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fake.gens) != 2 {
+		t.Fatalf("%d calls, want 2 (windows of 26 tokens over sentences of 15, 10, 11 and 11)", len(fake.gens))
+	}
+	for i, want := range [][]string{sents[:2], sents[2:]} {
+		p := fake.gens[i].Prompt
+		if !strings.Contains(p, "Passage: "+strings.Join(want, " ")+"\n") {
+			t.Errorf("call %d: prompt %q, want the passage %q", i, p, strings.Join(want, " "))
+		}
+	}
+	if len(res.Triplets) != 2 || res.Triplets[1].Evidence != sents[2] {
+		t.Errorf("kept %+v; want a fact of each window, evidence from the chunk", res.Triplets)
+	}
+	if st := ex.Stats(); st.Calls != 2 || st.Chunks != 1 || st.Kept != 2 {
+		t.Errorf("stats %+v; want one chunk, two calls, two kept", st)
+	}
+
+	for _, o := range []Options{{Model: "m", Mode: ModeSpecialist, Window: -1}, {Model: "m", Mode: ModeCompletion, Format: FormatLines, Window: 26}} {
+		fake = &scriptedGen{replies: slices.Clone(replies)}
+		ex, err = New(fake, nil, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ex.Process(context.Background(), c); err != nil {
+			t.Fatal(err)
+		}
+		if len(fake.gens) != 1 {
+			t.Errorf("mode %s, window %d: %d calls, want the chunk whole in one", o.Mode, o.Window, len(fake.gens))
+		}
 	}
 }

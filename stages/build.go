@@ -162,7 +162,7 @@ func (b *build) openExtract() error {
 		Model: p.LLM.ChatModel, MaxCtx: p.LLM.MaxContext, NumPredict: p.LLM.MaxOutput,
 		Prompt: p.Extract.Prompt, Schema: extractSchema(p.Extract.Schema),
 		Evidence: extract.EvidenceMode(p.Extract.Evidence), Gleanings: p.Extract.Gleanings,
-		Mode: extract.Mode(p.Extract.Mode), Think: p.Extract.Think,
+		Mode: extract.Mode(p.Extract.Mode), Think: p.Extract.Think, Window: p.Extract.Window,
 	}
 	checkOpts := b.exOpts
 	if checkOpts.Mode == extract.ModeAuto {
