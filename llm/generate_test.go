@@ -163,9 +163,9 @@ func TestRepeatWatch_StopsAtTheFirstWholeLineWrittenBefore(t *testing.T) {
 		kept   string // text before the repeated line
 	}{
 		{[]string{"A | b", " | c\n", "D | e\n", "A | b | c", "\n", "x"}, 4, "A | b | c\nD | e\n"},
-		{[]string{"A\n\n", "\n", "B\n"}, -1, "A\n\n\nB\n"},                        // blank lines are no repeat
-		{[]string{"A\nA"}, -1, "A\nA"},                                              // a line not yet ended is no repeat
-		{[]string{"A\n  A  \n"}, 0, "A\n"},                                          // white space around a line does not count
+		{[]string{"A\n\n", "\n", "B\n"}, -1, "A\n\n\nB\n"},                               // blank lines are no repeat
+		{[]string{"A\nA"}, -1, "A\nA"},                                                   // a line not yet ended is no repeat
+		{[]string{"A\n  A  \n"}, 0, "A\n"},                                               // white space around a line does not count
 		{[]string{"A | b | c\nA | b | c d\n", "END"}, -1, "A | b | c\nA | b | c d\nEND"}, // a longer line is another line
 	}
 	for i, c := range cases {
