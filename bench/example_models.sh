@@ -3,7 +3,8 @@
 # side in one run, from an empty reply cache each time, and each bundle's
 # facts scored against the example's gold file (bench/examplefacts).
 #   MODELS="gemma3:270m kgforge-extract" bench/example_models.sh [OUTDIR]
-# CHUNK_SIZE=N builds with chunks of N tokens instead of the example's.
+# CHUNK_SIZE=N builds with chunks of N tokens instead of the example's;
+# WINDOW=N sets extract.window (the specialist's tokens a call).
 # Prints per model: wall time, LLM calls, prompt and completion tokens,
 # tokens per chunk, triplets kept and dropped, nodes, edges and merges, then
 # the scorer's kept / correct / missed. Bundles stay in OUTDIR (default a
@@ -17,7 +18,7 @@ out=${1:-$(mktemp -d)}
 mkdir -p "$out"
 export NEO4J_URI=
 for model in ${MODELS:-gemma3:270m kgforge-extract}; do
-  tag=${model//[:\/]/_}${CHUNK_SIZE:+-c$CHUNK_SIZE}
+  tag=${model//[:\/]/_}${CHUNK_SIZE:+-c$CHUNK_SIZE}${WINDOW:+-w$WINDOW}
   # A copy beside the example, so its relative paths still hold.
   pipeline=pipelines/.example-$tag-$$.yaml
   trap 'rm -f pipelines/.example-*-$$.yaml' EXIT
@@ -27,6 +28,7 @@ for model in ${MODELS:-gemma3:270m kgforge-extract}; do
     sed -i "s|^\(  size:\) [0-9]*|\1 $CHUNK_SIZE|" "$pipeline"
     grep -q "^  size: $CHUNK_SIZE " "$pipeline" || { echo "example_models.sh: could not set the chunk size in $pipeline" >&2; exit 1; }
   fi
+  [[ -z ${WINDOW:-} ]] || printf 'extract:\n  window: %s\n' "$WINDOW" >>"$pipeline"
   export KGFORGE_CACHE_DIR="$out/$tag/cache"
   rm -rf "$out/$tag" && mkdir -p "$out/$tag"
   start=$(date +%s.%N)
