@@ -43,6 +43,7 @@ var allowed = map[string][]string{
 	"bench/synth":          {"kg"},
 	"bench/agentq":         {"agent", "agent/eval", "bench/internal/sqlqa", "bundle", "llm", "pipelines", "stages"},
 	"bench/internal/sqlqa": {"bundle", "llm", "pipelines", "stages"},
+	"bench/agenttraj":      {"agent", "bench/internal/sqlqa", "kg", "llm"},
 	"bench/engine":         {"stages"},
 	"bench/embed":          {"llm", "onnxembed"},
 	"bench/million":        {"consolidate", "consolidate/resolve", "llm", "onnxembed", "pipelines", "stages"},

@@ -103,4 +103,3 @@ func question(ctx context.Context, g *sqlqa.Gold, id string, e sqlqa.Example) (e
 	}
 	return q, ""
 }
-
