@@ -293,3 +293,36 @@ func readPairs(t *testing.T, path string) []pair {
 	}
 	return out
 }
+
+// TestRun_WithoutLooking: with -look=false a question is two turns, the
+// typed query from the question's first prompt, then the answer.
+func TestRun_WithoutLooking(t *testing.T) {
+	data := benchmarks(t)
+	t.Setenv("KGFORGE_CACHE_DIR", t.TempDir())
+	out := t.TempDir()
+	o := options{data: data, work: t.TempDir(), out: out, split: "../../training/agent_split.json", model: llm.ChatModelForTests, sets: "spider", dbs: "poker_player"}
+	var summary strings.Builder
+	if err := run(context.Background(), o, &summary); err != nil {
+		t.Fatal(err)
+	}
+	pairs := readPairs(t, filepath.Join(out, splitTrain+".jsonl"))
+	if len(pairs) == 0 {
+		t.Fatalf("no pairs:\n%s", summary.String())
+	}
+	for _, p := range pairs {
+		want := `{"tool":"select","args":{"table":`
+		if p.Turn == 2 {
+			want = `{"tool":"answer","args":{"answer":`
+		}
+		if p.Turn > 2 || !strings.HasPrefix(p.Completion, want) {
+			t.Errorf("%s turn %d: %s, want a completion that starts %s", p.QuestionID, p.Turn, p.Completion, want)
+		}
+		_, log, _ := strings.Cut(p.Prompt, "\n### Log 3\n") // the question's own log, after the prompt's examples
+		if p.Turn == 1 && (!strings.HasPrefix(log, "Question: ") || !strings.HasSuffix(log, "\nCall: ") || strings.Contains(log, "<result")) {
+			t.Errorf("%s: turn 1 is not the question's first prompt", p.QuestionID)
+		}
+	}
+	if leftover := readPairs(t, filepath.Join(out, splitEval+".jsonl")); len(leftover) != 0 {
+		t.Errorf("eval.jsonl holds %d pairs of a train database", len(leftover))
+	}
+}
