@@ -19,9 +19,15 @@
 // query, the answer with the result's values, citing the base table's
 // rows when the result shows their key). A question whose action the
 // loop or the turn's grammar refuses is skipped and counted, as are
-// those that do not convert or do not verify.
+// those that do not convert or do not verify. With -look=false the plan
+// is two turns: the typed query from the question's first prompt, then
+// the answer.
 //
 //	go run ./bench/agenttraj -data ../shared/benchmarks -out /tmp/agenttraj
+//	go run ./bench/agenttraj -data ../shared/benchmarks -out /tmp/agenttraj -dbs poker_player -v
+//
+// The builds ask no model (no extraction, no embeddings), so no Ollama
+// is needed; -v prints each skipped question with its reason and SQL.
 //
 // It writes train.jsonl and eval.jsonl under -out, one JSON object a
 // line: {"set","db","question_id","turn","prompt","completion"}, and
