@@ -41,16 +41,19 @@ type orderArg struct {
 	Desc   bool   `json:"desc,omitempty"`
 }
 
+// maxSelectItems is the select tool's bound on columns, filters and
+// group columns of one call (its grammar's maxItems).
+const maxSelectItems = 8
+
 // conversion is a gold SQL as a typed query: its arguments, the tables it
 // reads (the base table first), and for each column of the gold result
 // the column of the typed query's result that holds it, so that the two
 // results compare.
 type conversion struct {
-	args    selectArgs
-	tables  []string
-	perm    []int
-	keys    []string // per gold column: the typed query's column, "" for the aggregate
-	ordered bool     // the gold SQL orders its rows
+	args   selectArgs
+	tables []string
+	perm   []int
+	keys   []string // per gold column: the typed query's column, "" for the aggregate
 }
 
 // schema is what the converter knows of a bundle: its data tables, and
@@ -210,7 +213,7 @@ func convertFrom(p *parsed, s *schema, alias map[string]string, order []string, 
 	if err := checkJoins(p, r); err != nil {
 		return conversion{}, err
 	}
-	c := conversion{args: selectArgs{Table: base, Limit: p.limit}, ordered: p.orderBy != nil}
+	c := conversion{args: selectArgs{Table: base, Limit: p.limit}}
 	if p.limit > agent.MaxRows {
 		return conversion{}, expressError("LIMIT over the tool's rows")
 	}
@@ -273,7 +276,7 @@ func convertFrom(p *parsed, s *schema, alias map[string]string, order []string, 
 			return conversion{}, expressError("a table joined only to filter rows")
 		}
 	}
-	if len(c.args.Columns) > 8 || len(c.args.Where) > 8 || len(c.args.GroupBy) > 8 {
+	if len(c.args.Columns) > maxSelectItems || len(c.args.Where) > maxSelectItems || len(c.args.GroupBy) > maxSelectItems {
 		return conversion{}, expressError("more than 8 columns, filters or group columns")
 	}
 	c.tables = order
@@ -414,9 +417,8 @@ func project(rows [][]string, p []int) ([][]string, bool) {
 	return out, true
 }
 
-// sameRows compares two results: in order when ordered, else as
-// multisets of rows.
-func sameRows(a, b [][]string, ordered bool) bool {
+// sameRows compares two results as multisets of rows.
+func sameRows(a, b [][]string) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -425,9 +427,7 @@ func sameRows(a, b [][]string, ordered bool) bool {
 	for i := range a {
 		ka[i], kb[i] = key(a[i]), key(b[i])
 	}
-	if !ordered {
-		slices.Sort(ka)
-		slices.Sort(kb)
-	}
+	slices.Sort(ka)
+	slices.Sort(kb)
 	return slices.Equal(ka, kb)
 }

@@ -11,8 +11,10 @@
 // can say allows: one table or tables one foreign key from it, plain
 // columns or one aggregate, AND of comparisons, LIKE '%text%' and
 // BETWEEN, GROUP BY, one ORDER BY key, LIMIT. A question is kept when the
-// typed query's result equals the gold SQL's over the bundle (in order
-// when the SQL orders it). Then the real agent loop, with the options
+// typed query's result holds the rows of the gold SQL's over the bundle
+// (both ordered by the same key, so they differ at most in the order of
+// ties), and, ordered with a LIMIT, no tie at the limit makes the gold
+// result one of several. Then the real agent loop, with the options
 // kgforge ask takes for the model, runs the question against an oracle
 // that stands in for the model: it records every prompt and replies with
 // the planned actions (ls, cat of each table the query reads, the typed
@@ -25,6 +27,10 @@
 //
 //	go run ./bench/agenttraj -data ../shared/benchmarks -out /tmp/agenttraj
 //	go run ./bench/agenttraj -data ../shared/benchmarks -out /tmp/agenttraj -dbs poker_player -v
+//
+// An unordered result comes in DuckDB's order, which may change from one
+// run to the next; the answer follows the result its prompt shows, so
+// each pair agrees with itself, but two runs need not be byte-equal.
 //
 // The builds ask no model (no extraction, no embeddings), so no Ollama
 // is needed; -v prints each skipped question with its reason and SQL.

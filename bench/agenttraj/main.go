@@ -15,6 +15,7 @@ import (
 
 	"kgforge/agent"
 	"kgforge/bench/internal/sqlqa"
+	"kgforge/kg"
 	"kgforge/llm"
 )
 
@@ -291,7 +292,14 @@ func (q *questioner) trajectory(ctx context.Context, e sqlqa.Example) ([]turn, i
 			r[j] = cellText.Replace(r[j])
 		}
 	}
-	if !ok || !sameRows(got, gold, c.ordered) {
+	// Ties first: where they make the result one of several, which one
+	// each query gives is the engine's choice. Otherwise both are ordered
+	// by the same key when the SQL orders them, so the same rows in
+	// another order differ only among ties.
+	if reason, err := q.tiedAtLimit(ctx, c); err != nil || reason != "" {
+		return nil, stageConverted, reason, err
+	}
+	if !ok || !sameRows(got, gold) {
 		return nil, stageConverted, "typed query's result differs from the gold result", nil
 	}
 	plan, reason, err := q.plan(ctx, c, got, selectCall)
@@ -320,6 +328,63 @@ func (q *questioner) trajectory(ctx context.Context, e sqlqa.Example) ([]turn, i
 		}
 	}
 	return q.or.turns, stageVerified, "", nil
+}
+
+// tiedAtLimit says why a query ordered with a LIMIT has no one result:
+// the first row past the limit ties with the last row within it on the
+// order key, so which of them the result holds is the engine's choice
+// (the gold SQL's as much as the typed query's). "" when it has one.
+func (q *questioner) tiedAtLimit(ctx context.Context, c conversion) (string, error) {
+	o := c.args.OrderBy
+	if o == nil || c.args.Limit == 0 {
+		return "", nil
+	}
+	const unknown = "ordered with a LIMIT, ties not checkable"
+	if c.args.Limit >= agent.MaxRows {
+		return unknown, nil
+	}
+	probe := c.args
+	probe.Limit++
+	out := slices.Clone(c.args.Columns)
+	for _, g := range c.args.GroupBy {
+		if !slices.Contains(out, g) {
+			out = append(out, g)
+		}
+	}
+	key := slices.Index(out, o.Column)
+	switch {
+	case o.Column == "aggregate":
+		key = len(out)
+	case key >= 0:
+	case len(c.args.Columns) == 0 && c.args.Aggregate == nil && len(c.args.GroupBy) == 0: // the table's columns
+		base, _ := q.sch.table(c.args.Table)
+		key = slices.IndexFunc(base.Columns, func(col kg.Column) bool { return col.Name == o.Column })
+	case c.args.Aggregate == nil && len(c.args.GroupBy) == 0 && len(c.args.Columns) < maxSelectItems:
+		probe.Columns = append(slices.Clone(c.args.Columns), o.Column)
+		key = len(probe.Columns) - 1
+	}
+	if key < 0 {
+		return unknown, nil
+	}
+	args, err := marshal(probe)
+	if err != nil {
+		return "", err
+	}
+	res, err := q.a.Toolbox().Call(ctx, agent.ToolSelect, json.RawMessage(args))
+	if ce := (*agent.CallError)(nil); errors.As(err, &ce) {
+		return unknown, nil
+	} else if err != nil {
+		return "", err
+	}
+	rows, ok := resultRows(res)
+	n := c.args.Limit
+	switch {
+	case !ok:
+		return unknown, nil
+	case len(rows) > n && key < len(rows[n]) && key < len(rows[n-1]) && rows[n][key] == rows[n-1][key]:
+		return "ties at the LIMIT: the gold result is one of several", nil
+	}
+	return "", nil
 }
 
 // failed names the first failed call of an answer: its tool and kind.
