@@ -326,3 +326,45 @@ func TestRun_WithoutLooking(t *testing.T) {
 		t.Errorf("eval.jsonl holds %d pairs of a train database", len(leftover))
 	}
 }
+
+// TestTiedAtLimit_SkipsAGoldOfSeveral: in concert_singer two years have
+// the most concerts, so "the year with the most" ordered with LIMIT 1 has
+// two answers; the richest poker player has one.
+func TestTiedAtLimit_SkipsAGoldOfSeveral(t *testing.T) {
+	data := benchmarks(t)
+	t.Setenv("KGFORGE_CACHE_DIR", t.TempDir())
+	s, err := sqlqa.Spider(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ db, sql, want string }{
+		{"concert_singer", `SELECT YEAR FROM concert GROUP BY YEAR ORDER BY count(*) DESC LIMIT 1`, "ties at the LIMIT: the gold result is one of several"},
+		{"poker_player", `SELECT Money_Rank FROM poker_player ORDER BY Earnings DESC LIMIT 1`, ""},
+	}
+	o := options{work: t.TempDir(), model: llm.ChatModelForTests}
+	for _, c := range cases {
+		t.Run(c.db, func(t *testing.T) {
+			q, err := openQuestioner(context.Background(), o, noModel(t), s, c.db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				if err := q.close(); err != nil {
+					t.Error(err)
+				}
+			})
+			p, err := parseSQL(c.sql)
+			if err != nil {
+				t.Fatal(err)
+			}
+			conv, err := convert(p, q.sch, q.g.Table)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := q.tiedAtLimit(context.Background(), conv)
+			if err != nil || got != c.want {
+				t.Errorf("got %q, %v; want %q", got, err, c.want)
+			}
+		})
+	}
+}
