@@ -253,6 +253,22 @@ func compileSelect(tables []selectTable, c selectCall) (string, error) {
 		}
 		where = append(where, fmt.Sprintf("%s %s %s", q, op, selectValue(t.types[w.Column], w.Value)))
 	}
+	order := "" // named before the joins are written: its column may be the only one of a joined table
+	if o := c.OrderBy; o != nil {
+		order = duck.QuoteIdent(agg)
+		if o.Column != "aggregate" {
+			q, err := col(o.Column)
+			if err != nil {
+				return "", err
+			}
+			order = q
+		} else if agg == "" {
+			return "", &CallError{Tool: ToolSelect, Kind: FailMalformed, Msg: "order_by names the aggregate, and the call has none", Hint: "give aggregate, or order by a column"}
+		}
+		if o.Desc {
+			order += " DESC"
+		}
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "SELECT %s FROM %s", strings.Join(sel, ", "), duck.QuoteIdent(t.name))
 	joined := make([]string, 0, len(used))
@@ -269,21 +285,8 @@ func compileSelect(tables []selectTable, c selectCall) (string, error) {
 	if len(group) > 0 {
 		b.WriteString(" GROUP BY " + strings.Join(group, ", "))
 	}
-	if o := c.OrderBy; o != nil {
-		by := duck.QuoteIdent(agg)
-		if o.Column != "aggregate" {
-			q, err := col(o.Column)
-			if err != nil {
-				return "", err
-			}
-			by = q
-		} else if agg == "" {
-			return "", &CallError{Tool: ToolSelect, Kind: FailMalformed, Msg: "order_by names the aggregate, and the call has none", Hint: "give aggregate, or order by a column"}
-		}
-		b.WriteString(" ORDER BY " + by)
-		if o.Desc {
-			b.WriteString(" DESC")
-		}
+	if order != "" {
+		b.WriteString(" ORDER BY " + order)
 	}
 	limit := c.Limit
 	if limit <= 0 || limit > MaxRows {

@@ -43,6 +43,11 @@ func TestSelect_AnswersTheExampleWithoutSQL(t *testing.T) {
 			want: []string{"Kestrel Alloys"},
 		},
 		{
+			name: "ordered by a column of the joined table alone",
+			args: `{"table":"parts","columns":["name"],"order_by":{"column":"suppliers.rating","desc":true}}`,
+			want: []string{"name\n"},
+		},
+		{
 			name: "a number compared as a number",
 			args: `{"table":"suppliers","columns":["name","rating"],"where":[{"column":"rating","op":">=","value":"4.7"}]}`,
 			want: []string{"Tagus Composites\t4.7"}, notWant: []string{"Kestrel Alloys"},

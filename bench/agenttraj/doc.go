@@ -1,0 +1,45 @@
+// Command agenttraj writes training data for an action model: the
+// (prompt, completion) pairs that kgforge's agent sends to the bundled
+// model (gemma3:270m, the completion format with ids constrained to the
+// ids seen) and should receive back, one pair per turn, made from the
+// text-to-SQL dev sets in ../shared/benchmarks/sql-qa (Spider's dev
+// databases, KaggleDBQA's). It trains nothing.
+//
+// For each database it builds a bundle with kgforge's own build (no
+// extraction, as bench/agentq does), and for each question turns the gold
+// SQL into the agent's typed query (the select tool) where the subset it
+// can say allows: one table or tables one foreign key from it, plain
+// columns or one aggregate, AND of comparisons, LIKE '%text%' and
+// BETWEEN, GROUP BY, one ORDER BY key, LIMIT. A question is kept when the
+// typed query's result holds the rows of the gold SQL's over the bundle
+// (both ordered by the same key, so they differ at most in the order of
+// ties), and, ordered with a LIMIT, no tie at the limit makes the gold
+// result one of several. Then the real agent loop, with the options
+// kgforge ask takes for the model, runs the question against an oracle
+// that stands in for the model: it records every prompt and replies with
+// the planned actions (ls, cat of each table the query reads, the typed
+// query, the answer with the result's values, citing the base table's
+// rows when the result shows their key). A question whose action the
+// loop or the turn's grammar refuses is skipped and counted, as are
+// those that do not convert or do not verify. With -look=false the plan
+// is two turns: the typed query from the question's first prompt, then
+// the answer.
+//
+//	go run ./bench/agenttraj -data ../shared/benchmarks -out /tmp/agenttraj
+//	go run ./bench/agenttraj -data ../shared/benchmarks -out /tmp/agenttraj -dbs poker_player -v
+//
+// An unordered result comes in DuckDB's order, which may change from one
+// run to the next; the answer follows the result its prompt shows, so
+// each pair agrees with itself, but two runs need not be byte-equal.
+//
+// The builds ask no model (no extraction, no embeddings), so no Ollama
+// is needed; -v prints each skipped question with its reason and SQL.
+//
+// It writes train.jsonl and eval.jsonl under -out, one JSON object a
+// line: {"set","db","question_id","turn","prompt","completion"}, and
+// prints per set and split the questions seen, converted, verified and
+// written, the pairs and the reasons for those skipped. The databases of
+// eval.jsonl are those training/agent_split.json holds out (a fixed
+// seeded rule over each set's databases, written in its "about"); their
+// questions never go to train.jsonl.
+package main
