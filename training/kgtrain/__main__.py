@@ -30,6 +30,8 @@ def main(argv=None):
     cfg = load_config(a.config)
     if a.command == "prepare":
         from .prepare import prepare
+        if cfg.get("task") == "agent":
+            from .agent import prepare_agent as prepare
         m = prepare(cfg, os.path.join(cfg["work"], "data"))
         with open(os.path.join(cfg["work"], "data", "manifest.json"), "w") as f:
             json.dump(m, f, indent=2)

@@ -1,0 +1,53 @@
+"""The action model's data: held-out databases never reach training."""
+
+import json
+import os
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "training"))
+
+from kgtrain import agent  # noqa: E402
+
+
+def turns(path, rows):
+    with open(path, "w") as f:
+        for set_, db, q in rows:
+            f.write(json.dumps({"set": set_, "db": db, "question_id": q, "turn": 1,
+                                "prompt": "Question: " + q + "\nCall: ", "completion": '{"tool":"ls","args":{}}'}) + "\n")
+
+
+def config(tmp_path, split):
+    sp = tmp_path / "split.json"
+    sp.write_text(json.dumps({"heldout": split}))
+    return {"agent_split": str(sp), "prepare": {"seed": 1, "trajectories": str(tmp_path / "traj"), "max_tokens": 3072}}
+
+
+def test_prepare_writes_the_stream_and_the_held_out_turns(tmp_path):
+    (tmp_path / "traj").mkdir()
+    turns(tmp_path / "traj" / "train.jsonl", [("spider", "a", "q1"), ("spider", "b", "q2"), ("kaggle", "k", "q3")])
+    turns(tmp_path / "traj" / "eval.jsonl", [("spider", "h", "q4")])
+    cfg = config(tmp_path, {"spider": ["h"], "kaggle": []})
+    man = agent.prepare_agent(cfg, str(tmp_path / "data"))
+    train = [json.loads(l) for l in open(tmp_path / "data" / "train.jsonl")]
+    assert sorted(r["db"] for r in train) == ["a", "b", "k"]
+    assert all(set(r) >= {"prompt", "completion"} for r in train)
+    assert man["eval_databases"] == ["spider/h"]
+    assert man["train_sources"] == {"kaggle": 1, "spider": 2}
+
+
+def test_prepare_refuses_a_held_out_database_in_training(tmp_path):
+    (tmp_path / "traj").mkdir()
+    turns(tmp_path / "traj" / "train.jsonl", [("spider", "h", "q1")])
+    turns(tmp_path / "traj" / "eval.jsonl", [("spider", "h", "q2")])
+    with pytest.raises(SystemExit, match="held-out database spider/h"):
+        agent.prepare_agent(config(tmp_path, {"spider": ["h"]}), str(tmp_path / "data"))
+
+
+def test_the_committed_split_holds_out_what_the_eval_file_says():
+    with open(os.path.join(REPO, "training", "agent_split.json")) as f:
+        split = json.load(f)
+    assert split["heldout"]["spider"] and split["heldout"]["kaggle"]
