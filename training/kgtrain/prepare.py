@@ -129,17 +129,97 @@ def redocred_examples(data, split, rng, heldout, keep_empty=1.0, max_facts=None,
     return out
 
 
+# Other names an ontology gives Re-DocRED's (Wikidata's) relations, in
+# the camelCase of DBpedia-style ontologies: a window whose list uses them
+# teaches the model to copy the list's name, not to recall Wikidata's.
+ALIASES = {
+    "located in the administrative territorial entity": ["location", "isPartOf", "region", "locatedIn"],
+    "country": ["country", "nation", "inCountry"],
+    "country of citizenship": ["nationality", "citizenship"],
+    "contains administrative territorial entity": ["subdivision", "contains", "hasDistrict"],
+    "notable work": ["notableWork", "knownFor"],
+    "has part": ["hasPart", "includes"],
+    "part of": ["partOf", "isPartOf", "memberOf"],
+    "performer": ["artist", "performer", "musicalArtist"],
+    "publication date": ["releaseDate", "publicationDate", "published"],
+    "participant of": ["participantIn", "tookPartIn"],
+    "participant": ["participant", "combatant"],
+    "member of": ["memberOf", "affiliation"],
+    "applies to jurisdiction": ["jurisdiction"],
+    "country of origin": ["origin", "countryOfOrigin"],
+    "date of birth": ["birthDate", "born"],
+    "cast member": ["starring", "castMember"],
+    "inception": ["foundingDate", "founded", "established", "foundingYear"],
+    "record label": ["recordLabel", "label"],
+    "located in or next to body of water": ["bodyOfWater", "nearestWater"],
+    "continent": ["continent", "locatedOnContinent"],
+    "date of death": ["deathDate", "died"],
+    "sibling": ["sibling", "relative"],
+    "conflict": ["battle", "war", "conflict"],
+    "owned by": ["owner", "ownedBy"],
+    "child": ["child", "hasChild"],
+    "place of birth": ["birthPlace", "bornIn"],
+    "place of death": ["deathPlace", "diedIn"],
+    "religion": ["religion", "faith"],
+    "spouse": ["spouse", "marriedTo"],
+    "developer": ["developer", "developedBy"],
+    "author": ["author", "writer", "writtenBy"],
+    "followed by": ["followedBy", "successor"],
+    "follows": ["precededBy", "predecessor"],
+    "creator": ["creator", "createdBy"],
+    "location": ["location", "place", "site"],
+    "member of sports team": ["team", "club", "playsFor"],
+    "educated at": ["almaMater", "education"],
+    "parent organization": ["parentOrganisation", "parentCompany"],
+    "subsidiary": ["subsidiary", "owns"],
+    "father": ["father", "parent"],
+    "mother": ["mother", "parent"],
+    "head of government": ["leader", "leaderName", "headOfGovernment"],
+    "head of state": ["headOfState", "leader"],
+    "composer": ["composer", "musicBy"],
+    "employer": ["employer", "worksFor"],
+    "manufacturer": ["manufacturer", "builder", "madeBy"],
+    "point in time": ["date", "time"],
+    "basin country": ["basinCountry", "countries"],
+    "director": ["director", "directedBy"],
+    "award received": ["award", "awardReceived"],
+    "official language": ["officialLanguage", "language"],
+    "languages spoken, written or signed": ["language", "speaks"],
+    "legislative body": ["legislature", "parliament"],
+    "league": ["league"],
+    "producer": ["producer", "producedBy"],
+    "member of political party": ["party", "politicalParty"],
+    "capital": ["capital"],
+    "headquarters location": ["headquarter", "headquarters"],
+    "genre": ["genre"],
+    "publisher": ["publisher", "publishedBy"],
+}
+
+
 def with_schema(x, names, rng):
     """The window with a predicate list: its facts' relations and 2-8
-    others, shuffled, all written in one style (words, snake_case,
-    camelCase, UPPER), the facts' predicates as the list spells them. The
-    model learns to pick predicates from a list whatever their spelling,
-    as Text2KGBench's ontologies and a user's schema give them."""
-    style = rng.choice(synth.STYLES)
+    others, shuffled, the facts' predicates as the list spells them. Half
+    the lists name the relations as an ontology of another vocabulary
+    would (ALIASES, where every relation of the window has one), the
+    others write Re-DocRED's names in one style (words, snake_case,
+    camelCase, UPPER). The model learns to copy a predicate from the
+    list, as Text2KGBench's ontologies and a user's schema give them."""
     present = sorted({f[2] for f in x["facts"]})
     others = [n for n in names if n not in present]
     preds = present + rng.sample(others, rng.randint(2, 8))
     rng.shuffle(preds)
+    if all(p in ALIASES for p in present) and rng.random() < 0.5:
+        name = {p: rng.choice(ALIASES[p]) for p in present}
+        taken = set(name.values())
+        for p in preds:
+            if p not in name:
+                alias = rng.choice(ALIASES.get(p, [synth.style_pred(p, "camel")]))
+                if alias not in taken:
+                    name[p] = alias
+                    taken.add(alias)
+        facts = [(s, st, name[p], o, ot) for s, st, p, o, ot in x["facts"]]
+        return {**x, "predicates": [name[p] for p in preds if p in name], "facts": facts}
+    style = rng.choice(synth.STYLES)
     facts = [(s, st, synth.style_pred(p, style), o, ot) for s, st, p, o, ot in x["facts"]]
     return {**x, "predicates": [synth.style_pred(p, style) for p in preds], "facts": facts}
 

@@ -124,7 +124,11 @@ def test_a_window_with_a_schema_lists_its_facts_predicates_as_it_writes_them():
             assert f[2] in y["predicates"], (f, y["predicates"])
         assert [(f[0], f[3]) for f in y["facts"]] == [(f[0], f[3]) for f in x["facts"]]
         styles.add(y["facts"][0][2])
-    assert {"place of birth", "placeOfBirth", "place_of_birth", "PLACE_OF_BIRTH"} == styles
+    assert {"place of birth", "placeOfBirth", "place_of_birth", "PLACE_OF_BIRTH", "birthPlace", "bornIn"} == styles
+    # A list with aliases names no relation twice.
+    for seed in range(40):
+        y = prepare.with_schema(x, names, random.Random(seed))
+        assert len(set(y["predicates"])) == len(y["predicates"]), y["predicates"]
 
 
 def test_the_training_stream_holds_windows_with_and_without_a_schema(prepared):
