@@ -45,9 +45,11 @@ const (
 // MaxGleanings bounds Options.Gleanings.
 const MaxGleanings = 3
 
-// DefaultWindow is Options.Window's default: the specialist's training
-// passages were up to about 120 tokens.
-const DefaultWindow = 120
+// DefaultWindow is Options.Window's default, about a sentence: on the
+// example, windows of 32 tokens kept more right facts than 120 or the
+// whole chunk (and than 60, with the stage-1 adapter), at 17 % more model
+// time than 120 (docs/benchmarks.md, "kgforge-extract stage 2").
+const DefaultWindow = 32
 
 // Options configure an Extractor.
 type Options struct {

@@ -167,7 +167,7 @@ type Extract struct {
 	Gleanings int          `yaml:"gleanings"` // extra "what did you miss?" turns per chunk, 0..3; chat mode only
 	// Window is the most tokens of a chunk one call of the specialist
 	// reads (whole sentences, consecutive runs); 0 means its default
-	// (120), -1 the whole chunk in one call. Other modes read the chunk
+	// (32, about a sentence), -1 the whole chunk in one call. Other modes read the chunk
 	// whole.
 	Window int `yaml:"window"`
 	// Mode says how the chat model is driven: chat (instructions and
@@ -573,7 +573,7 @@ func (p *Pipeline) Validate() error {
 		bad("extract.gleanings", p.Extract.Gleanings, "must be between 0 and 3")
 	}
 	if w := p.Extract.Window; w != -1 && w != 0 && (w < 16 || w > 8192) {
-		bad("extract.window", w, "must be -1 (the whole chunk), 0 (the default, 120) or between 16 and 8192 tokens")
+		bad("extract.window", w, "must be -1 (the whole chunk), 0 (the default, 32) or between 16 and 8192 tokens")
 	}
 	switch p.Extract.Mode {
 	case ExtractAuto, ExtractChat:
