@@ -9,20 +9,14 @@ import (
 	"testing"
 
 	"kgforge/agent/eval"
+	"kgforge/bench/internal/benchdata"
 	"kgforge/llm"
 )
 
 // benchmarks is the shared benchmark data, beside the repository.
 func benchmarks(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("KGFORGE_BENCHMARKS")
-	if dir == "" {
-		dir = "../../../shared/benchmarks"
-	}
-	if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
-		t.Skipf("no benchmark data at %s (set KGFORGE_BENCHMARKS)", dir)
-	}
-	return dir
+	return benchdata.Require(t, "README.md")
 }
 
 func TestTATQuestion_KindsFromTheAnswerType(t *testing.T) {

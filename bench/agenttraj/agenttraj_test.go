@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"kgforge/agent"
+	"kgforge/bench/internal/benchdata"
 	"kgforge/bench/internal/sqlqa"
 	"kgforge/llm"
 )
@@ -19,14 +20,7 @@ import (
 // benchmarks is the shared benchmark data, beside the repository.
 func benchmarks(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("KGFORGE_BENCHMARKS")
-	if dir == "" {
-		dir = "../../../shared/benchmarks"
-	}
-	if _, err := os.Stat(filepath.Join(dir, "sql-qa", "spider", "dev.json")); err != nil {
-		t.Skipf("no Spider dev data at %s (set KGFORGE_BENCHMARKS)", dir)
-	}
-	return dir
+	return benchdata.Require(t, filepath.Join("sql-qa", "spider", "dev.json"))
 }
 
 // noModel is a client no server answers: the builds ask no model

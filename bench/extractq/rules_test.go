@@ -2,22 +2,13 @@ package main
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"kgforge/bench/internal/benchdata"
 	"kgforge/bench/quality"
 	"kgforge/extract"
 )
-
-// benchmarks returns where the benchmark data lives: $KGFORGE_BENCHMARKS,
-// or ../shared/benchmarks beside the repository.
-func benchmarks() string {
-	if d := os.Getenv("KGFORGE_BENCHMARKS"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", "..", "shared", "benchmarks")
-}
 
 // goldCase is a gold triplet as a grounded extractor would give it: the
 // subject and object as the evidence writes them, and the evidence.
@@ -43,7 +34,7 @@ type goldTally struct {
 // the gold evidence sentences (Re-DocRED; where none are annotated, the
 // first sentence that writes both names).
 func TestCheckTriplet_GoldTripletsPass(t *testing.T) {
-	shared := benchmarks()
+	shared := benchdata.Dir()
 	if _, err := os.Stat(shared); err != nil {
 		t.Skipf("benchmark data not here: %v", err)
 	}
