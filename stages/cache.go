@@ -65,3 +65,17 @@ func (c *DiskCache) Put(key string, val []byte) error {
 	}
 	return nil
 }
+
+// DefaultCacheDir is kgforge's cache directory when a run names none:
+// $KGFORGE_CACHE_DIR, or kgforge in the user's cache directory (the
+// system's temporary directory when there is none).
+func DefaultCacheDir() string {
+	if d := os.Getenv("KGFORGE_CACHE_DIR"); d != "" {
+		return d
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	return filepath.Join(base, "kgforge")
+}

@@ -146,12 +146,5 @@ func cacheDir(flagged string) string {
 	if flagged != "" {
 		return flagged
 	}
-	if d := os.Getenv("KGFORGE_CACHE_DIR"); d != "" {
-		return d
-	}
-	base, err := os.UserCacheDir()
-	if err != nil {
-		base = os.TempDir()
-	}
-	return filepath.Join(base, "kgforge")
+	return stages.DefaultCacheDir()
 }

@@ -7,11 +7,11 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 
 	"kgforge/bundle"
 	"kgforge/load"
+	"kgforge/stages"
 
 	"github.com/spf13/cobra"
 )
@@ -123,16 +123,7 @@ func newRoot(g *globals) *cobra.Command {
 }
 
 // cacheDir returns kgforge's cache directory.
-func cacheDir() string {
-	if d := os.Getenv("KGFORGE_CACHE_DIR"); d != "" {
-		return d
-	}
-	base, err := os.UserCacheDir()
-	if err != nil {
-		base = os.TempDir()
-	}
-	return filepath.Join(base, "kgforge")
-}
+func cacheDir() string { return stages.DefaultCacheDir() }
 
 // neo4jFromEnv returns the Neo4j settings from the usual variables, or nil
 // when NEO4J_URI is not set.

@@ -287,18 +287,8 @@ func BuildBundle(ctx context.Context, bo Build, client *llm.Client, src string) 
 	return rep.Bundle, nil
 }
 
-// CacheDir is the build cache: $KGFORGE_CACHE_DIR, or kgforge's directory
-// in the user's cache.
-func CacheDir() string {
-	if d := os.Getenv("KGFORGE_CACHE_DIR"); d != "" {
-		return d
-	}
-	base, err := os.UserCacheDir()
-	if err != nil {
-		base = os.TempDir()
-	}
-	return filepath.Join(base, "kgforge")
-}
+// CacheDir is the build cache: kgforge's own (stages.DefaultCacheDir).
+func CacheDir() string { return stages.DefaultCacheDir() }
 
 // copyFile copies a benchmark file into a bundle's source directory
 // (a temporary one, never the repository).
