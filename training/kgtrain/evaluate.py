@@ -18,6 +18,7 @@ import time
 import unicodedata
 import urllib.request
 
+from . import REPO
 from .prompt import parse_facts, render_prompt
 
 
@@ -36,7 +37,6 @@ def ask(host, model, prompt, num_predict=384, threads=1):
         return json.load(resp)
 
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def example_text():

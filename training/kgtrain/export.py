@@ -10,9 +10,9 @@ import os
 import subprocess
 import sys
 
+from . import REPO
 from .train import latest_checkpoint, run_dir
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def sha256(path):

@@ -58,7 +58,7 @@ def run_dir(cfg):
     return os.path.join(cfg["work"], cfg["train"].get("run", "run"))
 
 
-def init_from(model, spec, torch):
+def init_from(model, spec):
     """Starts the LoRA weights from a shipped adapter (a stage of training
     that goes on from an earlier one), checked against its SHA-256: a
     different file is refused, not trained on. Returns what was loaded."""
@@ -66,28 +66,28 @@ def init_from(model, spec, torch):
     import subprocess
     from peft import set_peft_model_state_dict
     from safetensors.torch import load
-    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+    from . import REPO
     path = spec["path"]
     if spec.get("git"):
         # The adapter as that commit shipped it (export overwrites the file).
         where = f"{spec['git']}:{path}"
-        raw = subprocess.run(["git", "-C", repo, "show", where], capture_output=True, check=True).stdout
+        raw = subprocess.run(["git", "-C", REPO, "show", where], capture_output=True, check=True).stdout
     else:
-        where = path if os.path.isabs(path) else os.path.join(repo, path)
+        where = path if os.path.isabs(path) else os.path.join(REPO, path)
         with open(where, "rb") as f:
             raw = f.read()
     got = hashlib.sha256(raw).hexdigest()
     if got != spec["sha256"]:
         raise SystemExit(f"train: init_adapter {where}: SHA-256 {got}, the config wants {spec['sha256']}")
-    path = where
     sd = {k: v.float() for k, v in load(raw).items()}
     res = set_peft_model_state_dict(model, sd)
     missing = [k for k in getattr(res, "missing_keys", []) if "lora_" in k]
     unexpected = list(getattr(res, "unexpected_keys", []))
     if missing or unexpected:
-        raise SystemExit(f"train: init_adapter {path} does not fit the LoRA config: "
+        raise SystemExit(f"train: init_adapter {where} does not fit the LoRA config: "
                          f"{len(missing)} missing, {len(unexpected)} unexpected (e.g. {(missing + unexpected)[:2]})")
-    print(f"starting from {path} ({len(sd)} tensors)", flush=True)
+    print(f"starting from {where} ({len(sd)} tensors)", flush=True)
     return {**spec, "tensors": len(sd)}
 
 
@@ -124,7 +124,7 @@ def train(cfg, threads=None, max_examples=None):
         model = get_peft_model(model, lc)
         state = {"examples": 0, "step": 0, "losses": [], "skipped": 0, "seconds": 0.0, "tokens": 0}
         if t.get("init_adapter"):
-            state["init_adapter"] = init_from(model, t["init_adapter"], torch)
+            state["init_adapter"] = init_from(model, t["init_adapter"])
     # Each start or resume, with the threads it ran with, for the manifest.
     state.setdefault("sessions", []).append({"from_examples": state["examples"], "threads": threads,
                                              "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
