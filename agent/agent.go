@@ -39,6 +39,13 @@ const (
 	FormatCompletion = "completion"
 )
 
+// ActionPrompt is the value of llm.ModelInfo.Specialist (the GGUF key
+// kgforge.prompt) of kgforge's own action model, kgforge-agent: trained on
+// the prompt part "action" of prompts/agent.tmpl (the question, the data
+// tables listed with their columns, the calls so far), it is driven in the
+// completion format with that prompt instead of the few-shot log.
+const ActionPrompt = "agent_action"
+
 // ErrFormat is wrapped by the error of a format that does not exist or
 // that the model cannot use.
 var ErrFormat = errors.New("agent format")
@@ -169,6 +176,7 @@ type Agent struct {
 	tools  *Toolbox
 	offer  []Tool // the tools the model is offered, answer included
 	prompt *prompts.Prompt
+	action bool // the model is kgforge's action model (ActionPrompt): the prompt part "action"
 }
 
 // New opens the bundle's SQL sandbox for an agent and settles its action
@@ -213,11 +221,11 @@ func New(ctx context.Context, c LLM, b *bundle.Bundle, opts Options) (*Agent, er
 	if err != nil {
 		return nil, errors.Join(err, tb.Close())
 	}
-	return &Agent{llm: c, opts: opts, tools: tb, offer: offer, prompt: p}, nil
+	return &Agent{llm: c, opts: opts, tools: tb, offer: offer, prompt: p, action: info.Specialist == ActionPrompt}, nil
 }
 
 // PickFormat is the action format for a model: completion for a base
-// model, native tool calls for a model with the "tools" capability, the
+// model (and for kgforge's action model, ActionPrompt), native tool calls for a model with the "tools" capability, the
 // JSON action format for any other chat model.
 func PickFormat(info llm.ModelInfo) string {
 	switch {
@@ -232,6 +240,11 @@ func PickFormat(info llm.ModelInfo) string {
 
 func checkFormat(f string, info llm.ModelInfo) (string, error) {
 	switch {
+	case info.Specialist == ActionPrompt && f != "" && f != FormatCompletion:
+		return "", fmt.Errorf("%w %s: %s is kgforge's action model, trained on the completion format's prompt %s; use format completion, the default for it",
+			ErrFormat, f, info.Name, ActionPrompt)
+	case info.Specialist == ActionPrompt:
+		return FormatCompletion, nil
 	case info.Specialist != "":
 		return "", fmt.Errorf("%w: %s is kgforge's extraction model (trained on the prompt %s); name a chat model", ErrExtractionModel, info.Name, info.Specialist)
 	case f == "":

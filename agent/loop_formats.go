@@ -23,12 +23,22 @@ type promptData struct {
 	Question string
 	Document string // how results quote the sources (DocumentNote)
 	Context  string // Options.Context
+	Tables   string // the action model's listing of the data tables (tableLines)
 }
 
 func (a *Agent) newFormat(question string) (format, error) {
 	d := promptData{Tools: toolLines(a.offer), Budget: a.opts.Budget, Format: a.opts.Format, Question: question, Document: DocumentNote, Context: a.opts.Context}
 	if a.opts.Format == FormatCompletion {
-		prefix, err := a.prompt.RenderPart("completion", d)
+		part := "completion"
+		if a.action {
+			part = "action"
+			data, err := a.tools.b.Tables()
+			if err != nil {
+				return nil, err
+			}
+			d.Tables, d.Tools = tableLines(data), toolNameList(a.offer)
+		}
+		prefix, err := a.prompt.RenderPart(part, d)
 		if err != nil {
 			return nil, err
 		}

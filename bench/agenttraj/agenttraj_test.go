@@ -362,3 +362,34 @@ func TestTiedAtLimit_SkipsAGoldOfSeveral(t *testing.T) {
 		})
 	}
 }
+
+// TestRun_ActionModelPrompts: with -action (the default of the command)
+// the prompts are the action model's: the tables listed, no few-shot log,
+// the typed query first, then the answer.
+func TestRun_ActionModelPrompts(t *testing.T) {
+	data := benchmarks(t)
+	t.Setenv("KGFORGE_CACHE_DIR", t.TempDir())
+	out := t.TempDir()
+	o := options{data: data, work: t.TempDir(), out: out, split: "../../training/agent_split.json", model: "kgforge-agent", sets: "spider", dbs: "poker_player", action: true}
+	var summary strings.Builder
+	if err := run(context.Background(), o, &summary); err != nil {
+		t.Fatal(err)
+	}
+	pairs := readPairs(t, filepath.Join(out, splitTrain+".jsonl"))
+	if len(pairs) == 0 {
+		t.Fatalf("no pairs:\n%s", summary.String())
+	}
+	for _, p := range pairs {
+		if strings.Contains(p.Prompt, "### Log") || !strings.HasPrefix(p.Prompt, "Answer the question about the dataset") ||
+			!strings.Contains(p.Prompt, "\n- poker_player_poker_player (") || !strings.HasSuffix(p.Prompt, "\nCall: ") {
+			t.Errorf("%s turn %d: not the action model's prompt:\n%s", p.QuestionID, p.Turn, p.Prompt)
+		}
+		want := `{"tool":"select","args":{"table":`
+		if p.Turn == 2 {
+			want = `{"tool":"answer","args":{"answer":`
+		}
+		if p.Turn > 2 || !strings.HasPrefix(p.Completion, want) {
+			t.Errorf("%s turn %d: %s, want a completion that starts %s", p.QuestionID, p.Turn, p.Completion, want)
+		}
+	}
+}

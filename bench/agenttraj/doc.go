@@ -1,7 +1,9 @@
 // Command agenttraj writes training data for an action model: the
-// (prompt, completion) pairs that kgforge's agent sends to the bundled
-// model (gemma3:270m, the completion format with ids constrained to the
-// ids seen) and should receive back, one pair per turn, made from the
+// (prompt, completion) pairs that kgforge's agent sends to its action
+// model (kgforge-agent: the completion format with the prompt
+// agent.ActionPrompt, which lists the data tables; -action=false: the
+// few-shot log of a base model such as gemma3:270m) and should receive
+// back, one pair per turn, made from the
 // text-to-SQL dev sets in ../shared/benchmarks/sql-qa (Spider's dev
 // databases, KaggleDBQA's). It trains nothing.
 //
@@ -17,16 +19,17 @@
 // result one of several. Then the real agent loop, with the options
 // kgforge ask takes for the model, runs the question against an oracle
 // that stands in for the model: it records every prompt and replies with
-// the planned actions (ls, cat of each table the query reads, the typed
-// query, the answer with the result's values, citing the base table's
-// rows when the result shows their key). A question whose action the
-// loop or the turn's grammar refuses is skipped and counted, as are
-// those that do not convert or do not verify. With -look=false the plan
-// is two turns: the typed query from the question's first prompt, then
-// the answer.
+// the planned actions: the typed query from the question's first prompt
+// (the action model's prompt lists the tables), then the answer with the
+// result's values, citing the base table's rows when the result shows
+// their key; with -look, ls and cat of each table the query reads come
+// first, as the few-shot log's own example does. A question whose action
+// the loop or the turn's grammar refuses is skipped and counted, as are
+// those that do not convert or do not verify.
 //
 //	go run ./bench/agenttraj -data ../shared/benchmarks -out /tmp/agenttraj
 //	go run ./bench/agenttraj -data ../shared/benchmarks -out /tmp/agenttraj -dbs poker_player -v
+//	go run ./bench/agenttraj -data ../shared/benchmarks -out /tmp/agenttraj -action=false -look
 //
 // An unordered result comes in DuckDB's order, which may change from one
 // run to the next; the answer follows the result its prompt shows, so

@@ -23,7 +23,7 @@ type options struct {
 	data, work, out, split, model, sets string
 	dbs                                 string
 	perDB                               int
-	look, verbose                       bool
+	look, verbose, action               bool
 }
 
 func main() {
@@ -36,7 +36,8 @@ func main() {
 	flag.StringVar(&o.model, "model", llm.ChatModelForTests, "the model the prompts are for (named in agent.Options, as kgforge ask --model does)")
 	flag.StringVar(&o.dbs, "dbs", "", "only these databases, comma-separated (default: every database of the sets)")
 	flag.IntVar(&o.perDB, "per-db", 0, "most questions per database (0: all)")
-	flag.BoolVar(&o.look, "look", true, "look before the query: ls, then cat of each table the query reads, as the prompt's own example does")
+	flag.BoolVar(&o.action, "action", true, "the prompts of kgforge's action model (agent.ActionPrompt: the tables listed in the prompt); false: the few-shot log of a base model")
+	flag.BoolVar(&o.look, "look", false, "look before the query: ls, then cat of each table the query reads, as the few-shot log's own example does")
 	flag.BoolVar(&o.verbose, "v", false, "print each skipped question, its reason and its gold SQL on stderr")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -217,7 +218,7 @@ func openQuestioner(ctx context.Context, o options, client *llm.Client, s *sqlqa
 	if err != nil {
 		return nil, err
 	}
-	or := &oracle{model: o.model}
+	or := &oracle{model: o.model, action: o.action}
 	// The options of kgforge ask --model gemma3:270m: the format and the
 	// ids are settled by agent.New from the model's metadata (completion,
 	// ids seen), the budget is the default.

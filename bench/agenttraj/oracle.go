@@ -18,9 +18,10 @@ import (
 // records are what kgforge's agent sends to the bundled model and what
 // the model should reply.
 type oracle struct {
-	model string
-	plan  []string // the completions to give, one per turn
-	turns []turn
+	model  string
+	action bool     // describe the model as kgforge's action model (agent.ActionPrompt)
+	plan   []string // the completions to give, one per turn
+	turns  []turn
 }
 
 // turn is one model call of the loop as the oracle saw it.
@@ -59,9 +60,15 @@ func (o *oracle) Chat(context.Context, llm.ChatRequest) (llm.ChatResponse, error
 
 // Info describes the model as Ollama describes gemma3:270m: no chat
 // template (a base model), so agent.New picks the completion format and
-// ids constrained to the ids seen, as it does for kgforge ask.
+// ids constrained to the ids seen, as it does for kgforge ask; with
+// action, as it describes kgforge-agent (the same, and kgforge.prompt
+// names agent.ActionPrompt), so the prompts are the action model's.
 func (o *oracle) Info(context.Context, string) (llm.ModelInfo, error) {
-	return llm.ModelInfo{Name: o.model, Capabilities: []string{"completion"}}, nil
+	info := llm.ModelInfo{Name: o.model, Capabilities: []string{"completion"}}
+	if o.action {
+		info.Specialist = agent.ActionPrompt
+	}
+	return info, nil
 }
 
 // action is one reply of the completion format: {"tool":..., "args":...}

@@ -6,7 +6,8 @@ the text-to-SQL dev databases and writes train.jsonl and eval.jsonl, one
 the model. `prepare` here takes them as they are: it checks that no
 held-out database (training/agent_split.json) reaches training, drops the
 pairs longer than the config's bound, shuffles the rest with a fixed
-seed, and writes the stream train() reads (data/train.jsonl) and the
+seed (once per epoch, prepare.epochs passes over the pairs, 1 unless
+told), and writes the stream train() reads (data/train.jsonl) and the
 held-out turns (data/eval_agent.jsonl), with their SHA-256 in the data
 manifest. Standard library only.
 """
@@ -48,12 +49,17 @@ def prepare_agent(cfg, out):
     keep = [{"source": r["set"], "db": r["db"], "id": f"{r['question_id']}#{r['turn']}",
              "prompt": r["prompt"], "completion": r["completion"]}
             for r in train if approx_tokens(r["prompt"] + r["completion"]) <= limit]
-    random.Random(d["seed"]).shuffle(keep)
+    rng = random.Random(d["seed"])
+    stream = []
+    for _ in range(d.get("epochs", 1)):
+        epoch = list(keep)
+        rng.shuffle(epoch)
+        stream += epoch
     os.makedirs(out, exist_ok=True)
-    files = {"train.jsonl": write_jsonl(os.path.join(out, "train.jsonl"), keep),
+    files = {"train.jsonl": write_jsonl(os.path.join(out, "train.jsonl"), stream),
              "eval_agent.jsonl": write_jsonl(os.path.join(out, "eval_agent.jsonl"), evals)}
     sets = sorted({r["source"] for r in keep})
-    return {"files": files, "train_sources": {s: sum(1 for r in keep if r["source"] == s) for s in sets},
+    return {"files": files, "epochs": d.get("epochs", 1), "pairs": len(keep), "train_sources": {s: sum(1 for r in keep if r["source"] == s) for s in sets},
             "dropped_over_max_tokens": len(train) - len(keep),
             "train_databases": sorted({f"{r['source']}/{r['db']}" for r in keep}),
             "eval_databases": sorted({f"{r['set']}/{r['db']}" for r in evals}),

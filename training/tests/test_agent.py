@@ -39,6 +39,18 @@ def test_prepare_writes_the_stream_and_the_held_out_turns(tmp_path):
     assert man["train_sources"] == {"kaggle": 1, "spider": 2}
 
 
+def test_prepare_epochs_pass_over_every_pair_once_each(tmp_path):
+    (tmp_path / "traj").mkdir()
+    turns(tmp_path / "traj" / "train.jsonl", [("spider", "a", f"q{i}") for i in range(6)])
+    turns(tmp_path / "traj" / "eval.jsonl", [("spider", "h", "q9")])
+    cfg = config(tmp_path, {"spider": ["h"]})
+    cfg["prepare"]["epochs"] = 2
+    man = agent.prepare_agent(cfg, str(tmp_path / "data"))
+    ids = [json.loads(l)["id"] for l in open(tmp_path / "data" / "train.jsonl")]
+    assert len(ids) == 12 and man["pairs"] == 6 and man["epochs"] == 2
+    assert sorted(ids[:6]) == sorted(ids[6:]) == sorted(f"q{i}#1" for i in range(6))
+
+
 def test_prepare_refuses_a_held_out_database_in_training(tmp_path):
     (tmp_path / "traj").mkdir()
     turns(tmp_path / "traj" / "train.jsonl", [("spider", "h", "q1")])

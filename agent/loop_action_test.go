@@ -1,0 +1,89 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"kgforge/kg"
+	"kgforge/llm"
+)
+
+var actionModel = llm.ModelInfo{Name: "kgforge-agent", Capabilities: []string{"completion"}, Specialist: ActionPrompt}
+
+func TestAgentActionModel_PromptListsTheTablesNotTheFewShotLog(t *testing.T) {
+	m := script(actionModel,
+		`{"tool":"select","args":{"table":"suppliers","columns":["name"]}}`,
+		`{"tool":"answer","args":{"answer":"Kestrel Alloys","confidence":0.9}}`,
+	)
+	a := newAgent(t, m, Options{})
+	ans, err := a.Ask(context.Background(), "Who makes frames?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Format() != FormatCompletion || !ans.Answered || ans.Text != "Kestrel Alloys" || len(m.gens) != 2 {
+		t.Fatalf("format %s, %d generates, answer %+v", a.Format(), len(m.gens), ans)
+	}
+	first := m.gens[0].Prompt
+	for _, want := range []string{"Answer the question about the dataset", "Tools: ls, cat,", "- suppliers (0 rows): supplier_id ; name ", "\nQuestion: Who makes frames?\nCall: "} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the first prompt lacks %q:\n%s", want, first)
+		}
+	}
+	if strings.Contains(first, "### Log") || !strings.HasSuffix(first, "\nCall: ") || m.gens[0].Schema == nil || !m.gens[0].Raw {
+		t.Errorf("want the action prompt, raw, with a schema; got:\n%s", first)
+	}
+	want := first + "{\"tool\":\"select\",\"args\":{\"table\":\"suppliers\",\"columns\":[\"name\"]}}\nResult:\n<result tool=\"select\">\nname\nKestrel Alloys\n</result>\nCall: "
+	if m.gens[1].Prompt != want {
+		t.Errorf("second prompt:\n%s\nwant:\n%s", m.gens[1].Prompt, want)
+	}
+}
+
+func TestCheckFormat_TheActionModelTakesTheCompletionFormatOnly(t *testing.T) {
+	for _, f := range []string{"", FormatCompletion} {
+		if got, err := checkFormat(f, actionModel); err != nil || got != FormatCompletion {
+			t.Errorf("checkFormat(%q) = %q, %v; want completion", f, got, err)
+		}
+	}
+	for _, f := range []string{FormatJSON, FormatNative} {
+		if got, err := checkFormat(f, actionModel); !errors.Is(err, ErrFormat) || errors.Is(err, ErrExtractionModel) || got != "" ||
+			!strings.Contains(err.Error(), "action model") {
+			t.Errorf("checkFormat(%q) = %q, %v; want a format error naming the action model", f, got, err)
+		}
+	}
+}
+
+func TestTableLines_TypesRangesSamplesJoinsAndABound(t *testing.T) {
+	data := []kg.Table{
+		{Name: "orders", Rows: 3, Columns: []kg.Column{
+			{Name: "id", Type: "BIGINT", Min: "1", Max: "3", Samples: []string{"1", "2", "3"}},
+			{Name: "status", Type: "VARCHAR", Min: "late", Max: "open", Samples: []string{"open", "late\nvery", "shipped", "held"}},
+			{Name: "customer", Type: "VARCHAR"},
+		}, ForeignKeys: []kg.ForeignKey{{Column: "customer", RefTable: "customers", RefColumn: "cid"}}},
+		{Name: "customers", Rows: 2, Columns: []kg.Column{{Name: "cid", Type: "VARCHAR", Samples: []string{"c1", "c2"}}}},
+	}
+	got := tableLines(data)
+	want := "- customers (2 rows): cid VARCHAR e.g. c1 | c2\n" +
+		"  joins: orders.customer = customers.cid\n" +
+		"- orders (3 rows): id BIGINT 1 … 3; status VARCHAR e.g. open | late very | shipped; customer VARCHAR\n" +
+		"  joins: orders.customer = customers.cid"
+	if got != want {
+		t.Errorf("tableLines:\n%s\nwant:\n%s", got, want)
+	}
+	if got := tableLines(nil); got != "(none)" {
+		t.Errorf("no tables: %q", got)
+	}
+	var many []kg.Table
+	for i := range 20 {
+		cols := make([]kg.Column, 20)
+		for j := range cols {
+			cols[j] = kg.Column{Name: strings.Repeat("c", 10) + string(rune('a'+j)), Type: "VARCHAR", Samples: []string{strings.Repeat("v", 40)}}
+		}
+		many = append(many, kg.Table{Name: "t" + string(rune('a'+i)), Columns: cols})
+	}
+	got = tableLines(many)
+	if len(got) > maxTableListing || !strings.HasSuffix(got, "more tables (ls lists them)") {
+		t.Errorf("a long listing: %d bytes, ends %q", len(got), got[max(0, len(got)-60):])
+	}
+}
