@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -84,5 +85,39 @@ func TestSamples_GoldFromTheBundles(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSamples_HeldOutDatabasesOnly: -heldout keeps the questions of the
+// databases the split holds out, and names a split that holds none.
+func TestSamples_HeldOutDatabasesOnly(t *testing.T) {
+	data := benchmarks(t)
+	t.Setenv("KGFORGE_CACHE_DIR", t.TempDir())
+	client, err := llm.New(llm.Options{Host: "http://127.0.0.1:1", MaxRetries: -1}) // nothing answers: the builds ask no model
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.Close)
+	o := options{data: data, work: t.TempDir(), n: 6, model: "m", seed: 1, heldout: "../../training/agent_split.json"}
+	s, err := sample(context.Background(), o, client, "spider")
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := []string{"course_teach", "real_estate_properties", "museum_visit"}
+	for _, it := range s.items {
+		if db := filepath.Base(it.src); !slices.Contains(held, db) {
+			t.Errorf("%s: database %s is not held out", it.q.ID, db)
+		}
+	}
+	if len(s.items) != o.n {
+		t.Errorf("%d questions, want %d", len(s.items), o.n)
+	}
+	bad := filepath.Join(t.TempDir(), "split.json")
+	if err := os.WriteFile(bad, []byte(`{"heldout":{"kaggle":["GeoNuclearData"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o.heldout = bad
+	if _, err := sample(context.Background(), o, client, "spider"); err == nil || !strings.Contains(err.Error(), "no held-out databases for set spider") {
+		t.Errorf("a split without spider: %v", err)
 	}
 }

@@ -9,6 +9,10 @@
 // scored by the harness.
 //
 //	go run ./bench/agentq -data /work/shared/benchmarks -n 20 -model gemma3:270m
+//	go run ./bench/agentq -sets spider,kaggle -heldout training/agent_split.json -n 40 -model kgforge-agent
+//
+// -heldout keeps Spider's and KaggleDBQA's questions to the databases the
+// split holds out of kgforge-agent's training.
 //
 // Gold answers: TAT-QA's human answers (number, percent with its scale,
 // text, or list); for Spider and KaggleDBQA the result of the gold SQL run

