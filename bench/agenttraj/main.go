@@ -22,7 +22,8 @@ import (
 type options struct {
 	data, work, out, split, model, sets string
 	dbs                                 string
-	perDB                               int
+	perDB, synthDBs                     int
+	synthSeed                           uint64
 	look, verbose, action               bool
 }
 
@@ -32,7 +33,9 @@ func main() {
 	flag.StringVar(&o.work, "work", "", "directory for the built bundles (default: a new temporary one)")
 	flag.StringVar(&o.out, "out", "", "directory for train.jsonl and eval.jsonl (required)")
 	flag.StringVar(&o.split, "split", "training/agent_split.json", "the databases held out for evaluation")
-	flag.StringVar(&o.sets, "sets", "spider,kaggle", "sets, comma-separated: spider, kaggle")
+	flag.StringVar(&o.sets, "sets", "spider,kaggle", "sets, comma-separated: spider, kaggle, synthetic")
+	flag.IntVar(&o.synthDBs, "synthetic-dbs", synthDefaultDBs, "the synthetic set's number of databases")
+	flag.Uint64Var(&o.synthSeed, "synthetic-seed", synthDefaultSeed, "the seed the synthetic set is made from")
 	flag.StringVar(&o.model, "model", llm.ChatModelForTests, "the model the prompts are for (named in agent.Options, as kgforge ask --model does)")
 	flag.StringVar(&o.dbs, "dbs", "", "only these databases, comma-separated (default: every database of the sets)")
 	flag.IntVar(&o.perDB, "per-db", 0, "most questions per database (0: all)")
@@ -104,8 +107,13 @@ func run(ctx context.Context, o options, stdout io.Writer) (err error) {
 			s, err = sqlqa.Spider(o.data)
 		case "kaggle":
 			s, err = sqlqa.Kaggle(o.data)
+		case synthSetName:
+			s, err = synthSet(o.synthSeed, o.synthDBs, filepath.Join(o.work, "synthetic-src"))
+			if err == nil {
+				sp.holdOutSynthetic(s)
+			}
 		default:
-			return fmt.Errorf("-sets: unknown set %q: the sets are spider, kaggle", name)
+			return fmt.Errorf("-sets: unknown set %q: the sets are spider, kaggle, synthetic", name)
 		}
 		if err != nil {
 			return err
@@ -485,11 +493,11 @@ func (q *questioner) citations(c conversion, rows [][]string) []citation {
 // summary prints per set and split what came of the questions.
 func summary(w io.Writer, order []string, tallies map[string]*tally) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-8s %-6s %9s %9s %9s %8s %6s\n", "set", "split", "questions", "converted", "verified", "written", "pairs")
+	fmt.Fprintf(&b, "%-9s %-6s %9s %9s %9s %8s %6s\n", "set", "split", "questions", "converted", "verified", "written", "pairs")
 	for _, k := range order {
 		t := tallies[k]
 		set, split, _ := strings.Cut(k, "\t")
-		fmt.Fprintf(&b, "%-8s %-6s %9d %9d %9d %8d %6d\n", set, split, t.seen, t.converted, t.verified, t.written, t.pairs)
+		fmt.Fprintf(&b, "%-9s %-6s %9d %9d %9d %8d %6d\n", set, split, t.seen, t.converted, t.verified, t.written, t.pairs)
 	}
 	for _, k := range order {
 		t := tallies[k]

@@ -76,3 +76,29 @@ func heldOutByRule(seed string, share float64, dbs []string) []string {
 	})
 	return dbs[:int(math.Ceil(share*float64(len(dbs))))]
 }
+
+// The synthetic set made by default: its held-out databases are those
+// training/agent_split.json lists.
+const (
+	synthDefaultSeed = 1
+	synthDefaultDBs  = 60
+)
+
+// holdOutSynthetic holds out the synthetic set's databases by the same
+// rule over the databases made (they depend on -synthetic-seed and
+// -synthetic-dbs), and, whatever was made, those of them the file lists
+// (the default set's), so that no database the file holds out reaches
+// train.jsonl.
+func (s *split) holdOutSynthetic(set *sqlqa.Set) {
+	dbs := databases(set)
+	held := heldOutByRule(s.Seed, s.Share, dbs)
+	for _, db := range s.HeldOut[set.Name] {
+		if slices.Contains(dbs, db) && !slices.Contains(held, db) {
+			held = append(held, db)
+		}
+	}
+	if s.HeldOut == nil {
+		s.HeldOut = map[string][]string{}
+	}
+	s.HeldOut[set.Name] = held
+}
