@@ -363,7 +363,12 @@ func synthQuestions(r *rand.Rand, db *synthDB) []sqlqa.Example {
 			break
 		}
 		t := pick(r, db.tables)
-		q, sql := synthQuestion(r, db, t)
+		var q, sql string
+		if len(t.of(kindRef)) > 0 && r.IntN(4) == 0 {
+			q, sql = synthJoinQuestion(r, t) // joins are otherwise few: only the tables with a foreign key have them
+		} else {
+			q, sql = synthQuestion(r, t)
+		}
 		if sql == "" || seen[sql] {
 			continue
 		}
@@ -373,7 +378,7 @@ func synthQuestions(r *rand.Rand, db *synthDB) []sqlqa.Example {
 	return out
 }
 
-func synthQuestion(r *rand.Rand, db *synthDB, t *synthTable) (string, string) {
+func synthQuestion(r *rand.Rand, t *synthTable) (string, string) {
 	cats, nums, dates := t.of(kindCat), t.of(kindInt, kindReal), t.of(kindDate)
 	P, N, T := t.plural, t.noun, t.name
 	switch r.IntN(14) {

@@ -57,6 +57,11 @@ func category(phrase string, values []string, names ...string) colSpec {
 	return colSpec{kind: kindCat, names: names, phrase: phrase, pool: fixed(values)}
 }
 
+// personCat is a category of a few people's names (drivers, inspectors).
+func personCat(phrase string, names ...string) colSpec {
+	return colSpec{kind: kindCat, names: names, phrase: phrase, pool: people}
+}
+
 func integer(phrase string, lo, hi int, names ...string) colSpec {
 	return colSpec{kind: kindInt, names: names, phrase: phrase, lo: lo, hi: hi}
 }
@@ -139,7 +144,6 @@ var (
 
 	people  = combos("%s %s", firstNames, lastNames)
 	firms   = combos("%s %s", firmWords, firmKinds)
-	places  = fixed(cities)
 	titles  = combos("%s %s", []string{"Quiet", "Crimson", "Hidden", "Silver", "Endless", "Broken", "Gentle", "Northern", "Distant", "Amber", "Wandering"}, []string{"Orchard", "Tide", "Lantern", "Meridian", "Compass", "Harvest", "Echo", "Garden", "Winter", "Voyage", "Keeper"})
 	ratings = []string{"bronze", "silver", "platinum"}
 )
@@ -258,7 +262,7 @@ var domains = []domainSpec{
 			date("trip date", 2024, 2025, "trip date", "departed", "run date"),
 			decimal("distance in kilometres", 3, 700, 1, "distance km", "km", "distance"),
 			decimal("fuel used in litres", 1, 180, 1, "fuel litres", "fuel used", "fuel l"),
-			colSpec{kind: kindCat, names: []string{"driver", "driver name"}, phrase: "driver", pool: people},
+			personCat("driver", "driver", "driver name"),
 		}},
 	}},
 	{key: "projects", files: []string{"projects", "pmo", "workplan"}, tables: []tableSpec{
@@ -307,7 +311,7 @@ var domains = []domainSpec{
 			date("inspection date", 2022, 2025, "inspection date", "inspected on", "visit date"),
 			integer("score", 40, 100, "score", "hygiene score", "rating"),
 			category("outcome", []string{"pass", "conditional", "fail"}, "outcome", "result"),
-			colSpec{kind: kindCat, names: []string{"inspector", "officer"}, phrase: "inspector", pool: people},
+			personCat("inspector", "inspector", "officer"),
 		}},
 	}},
 	{key: "events", files: []string{"events", "ticketing", "box_office"}, tables: []tableSpec{
