@@ -21,6 +21,7 @@ from .prepare import approx_tokens, write_jsonl
 LICENCES = {
     "spider": "CC BY-SA 4.0 (Spider dev, via hyukkyukang/text2SQL)",
     "kaggle": "CC BY-SA 4.0 (KaggleDBQA, via hyukkyukang/text2SQL)",
+    "synthetic": "MIT (kgforge: bench/agenttraj -sets synthetic, databases and questions made from a seed)",
 }
 
 
