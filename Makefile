@@ -11,10 +11,10 @@ export NEO4J_URI ?= bolt://$(NEO4J_BOLT)
 # PostgreSQL for the tests of the postgres source (scripts/postgres.sh).
 export KGFORGE_PG_PORT ?= 55432
 export KGFORGE_TEST_PG_DSN ?= postgres://postgres@127.0.0.1:$(KGFORGE_PG_PORT)/kgforge_test?sslmode=disable
-QUESTION ?= Which supplier provides the aluminium frames, and what happened in the quality incident?
-# The example's chat model, kgforge-extract, only extracts; the agent is
-# driven by the base model, on a budget that fits it.
-ASK_FLAGS ?= --model gemma3:270m --budget 8
+QUESTION ?= Which supplier supplies the battery pack?
+# The example's chat model, kgforge-extract, only extracts; ask then takes
+# kgforge's action model, kgforge-agent, on a budget that fits it.
+ASK_FLAGS ?= --budget 4
 # The facts the demo shows: a dozen of the extracted triplets, with evidence.
 FACTS_SQL ?= SELECT subject, predicate, object, left(evidence, 80) AS evidence FROM triplets ORDER BY chunk_id, evidence_start LIMIT 12
 
@@ -57,8 +57,8 @@ demo: build services
 	$(BIN) query --bundle out/bikeco "$(FACTS_SQL)"
 	@echo
 	@echo "== kgforge ask --bundle out/bikeco $(ASK_FLAGS) \"$(QUESTION)\""
-	@echo "   (the agent runs on gemma3:270m, a 270M base model: it calls the bundle's tools, one line each below,"
-	@echo "    but rarely reaches an answer; point --model at a stronger Ollama model for real answers: docs/agent.md)"
+	@echo "   (the agent runs on kgforge-agent, kgforge's 270M action model: one line per tool call, then the answer"
+	@echo "    and the rows it cites; --model takes any Ollama model: docs/agent.md)"
 	$(BIN) ask --bundle out/bikeco $(ASK_FLAGS) "$(QUESTION)" || [ $$? -eq 6 ]  # 6: no answer (docs/agent.md)
 
 ## test: unit, fuzz-seed and integration tests against the real Ollama and Neo4j, and the training recipe's data tests (no torch)

