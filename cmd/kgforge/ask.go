@@ -45,11 +45,6 @@ func askCmd(g *globals) *cobra.Command {
 			defer client.Close()
 			if opts.Model = model; model == "" {
 				opts.Model = b.Manifest.Models["chat"].Name
-				// A bundle built by kgforge's extraction model is asked by
-				// its action model: the extraction model writes facts only.
-				if info, err := client.Info(cmd.Context(), opts.Model); err == nil && info.Specialist != "" && info.Specialist != agent.ActionPrompt {
-					opts.Model = agent.ActionModel
-				}
 			}
 			if _, err := client.ModelDigests(cmd.Context(), opts.Model); err != nil {
 				return err
@@ -88,7 +83,7 @@ func askCmd(g *globals) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVarP(&dir, "bundle", "b", "", "bundle directory, or an output directory with a latest link")
-	f.StringVar(&model, "model", "", "Ollama model (default: the bundle's chat model; kgforge-agent when that is kgforge's extraction model)")
+	f.StringVar(&model, "model", "", "Ollama model (default: the bundle's chat model)")
 	f.IntVar(&opts.Budget, "budget", agent.DefaultBudget, "most tool calls per question (a warning at 80%)")
 	f.IntVar(&opts.Budget, "max-steps", agent.DefaultBudget, "most tool calls per question")
 	_ = f.MarkDeprecated("max-steps", "use --budget")
@@ -176,7 +171,7 @@ func progressArgs(raw json.RawMessage) string {
 // failures to their hints.
 func askError(err error) error {
 	if errors.Is(err, agent.ErrExtractionModel) { // the example's chat model, kgforge-extract
-		return usageError(fmt.Errorf("ask: %w, e.g. --model %s", err, agent.ActionModel))
+		return usageError(fmt.Errorf("ask: %w, e.g. --model %s (kgforge's first action model, still weak: docs/models.md) or a stronger model on your Ollama", err, agent.ActionModel))
 	}
 	if errors.Is(err, agent.ErrFormat) {
 		return usageError(err)

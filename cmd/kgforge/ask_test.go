@@ -8,17 +8,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"kgforge/agent"
-	"kgforge/bundle"
-	"kgforge/internal/duck"
-	"kgforge/kg"
-	"kgforge/llm"
 )
 
 func TestAsk_BadFormatOrBudgetIsAUsageError(t *testing.T) {
@@ -226,44 +221,5 @@ func TestAsk_RefusesTheExtractionModel(t *testing.T) {
 	}
 	if n := chats.Load(); n != 0 {
 		t.Errorf("%d other calls reached the server", n)
-	}
-}
-
-// TestAskIntegration_ABundleOfTheExtractionModelIsAskedByTheActionModel:
-// with no --model, a bundle whose chat model is kgforge-extract is asked
-// by kgforge-agent (the real models, as set-up creates them).
-func TestAskIntegration_ABundleOfTheExtractionModelIsAskedByTheActionModel(t *testing.T) {
-	if os.Getenv("KGFORGE_INTEGRATION") == "" {
-		t.Skip("KGFORGE_INTEGRATION not set; run make test")
-	}
-	out := t.TempDir()
-	w, err := bundle.Create(out, "b1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := w.Data(context.Background(), duck.Settings{Threads: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(`CREATE TABLE suppliers AS SELECT * FROM (VALUES ('S1', 'Velora Parts'), ('S2', 'Rhone Gears')) t(id, name)`); err != nil {
-		t.Fatal(err)
-	}
-	tables := []kg.Table{{Name: "suppliers", Rows: 2, Columns: []kg.Column{{Name: "id", Type: "VARCHAR"}, {Name: "name", Type: "VARCHAR"}}}}
-	man := bundle.Manifest{Models: map[string]bundle.Model{"chat": {Name: llm.ExtractModelForTests}}}
-	if _, err := w.Commit(bundle.Contents{Tables: tables}, man); err != nil {
-		t.Fatal(err)
-	}
-	tr := filepath.Join(t.TempDir(), "t.jsonl")
-	code, _, stderr := runCaptured(t, "", "ask", "--bundle", out, "--budget", "2", "--transcript", tr, "How many suppliers are there?")
-	if code != 0 && code != exitNoAnswer {
-		t.Fatalf("exit %d:\n%s", code, stderr)
-	}
-	raw, err := os.ReadFile(tr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, _, _ := strings.Cut(string(raw), "\n")
-	if !strings.Contains(first, `"model":"`+agent.ActionModel+`"`) || !strings.Contains(first, `"format":"completion"`) {
-		t.Errorf("the question's event: %s; want model %s, format completion", first, agent.ActionModel)
 	}
 }
