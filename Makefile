@@ -59,7 +59,8 @@ demo: build services
 	@echo
 	@echo "== kgforge ask --bundle out/bikeco $(ASK_FLAGS) \"$(QUESTION)\""
 	@echo "   (kgforge-agent is kgforge's first 270M action model and still weak: on databases it never saw it answered"
-	@echo "    1 of 19 questions right (docs/benchmarks.md), so check its answer against the rows it shows;"
+	@echo "    at most 1 of 19 questions right, and none of this example's 23 (docs/benchmarks.md): check its answer"
+	@echo "    against the rows it shows;"
 	@echo "    --model takes any Ollama model: docs/agent.md)"
 	$(BIN) ask --bundle out/bikeco $(ASK_FLAGS) "$(QUESTION)" || [ $$? -eq 6 ]  # 6: no answer (docs/agent.md)
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
 	"kgforge/kg"
 )
@@ -17,16 +18,18 @@ const (
 
 // tableLines lists the data tables for the action model's prompt, one
 // line per table and one for its joins: the tables the typed query
-// offers (selectSchema), each with its rows and its columns, a column
+// offers (selectSchema), those that share the most words with the
+// question first (rankTables), each with its rows and its columns, a column
 // with its type and either its range (numbers, dates, times) or a few of
 // its values, so that a filter can name a value the table holds. The
 // listing is what the model was trained on (prompts/agent.tmpl, part
 // "action"); changing it means training the model again.
-func tableLines(data []kg.Table) string {
+func tableLines(data []kg.Table, question string) string {
 	if len(data) == 0 {
 		return "(none)"
 	}
 	offered := selectSchema(data)
+	rankTables(offered, data, question)
 	byName := map[string]kg.Table{}
 	for _, t := range data {
 		byName[t.Name] = t
@@ -63,6 +66,77 @@ func tableLines(data []kg.Table) string {
 		b.WriteString(line.String())
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// rankTables orders the tables by how many of the question's words their
+// name (twice), their columns' names and their values name, the
+// alphabetical order breaking ties: a small model asks the first table
+// listed more often than any other.
+func rankTables(offered []selectTable, data []kg.Table, question string) {
+	q := map[string]bool{}
+	for _, w := range words(question) {
+		q[w] = true
+	}
+	byName := map[string]kg.Table{}
+	for _, t := range data {
+		byName[t.Name] = t
+	}
+	score := map[string]int{}
+	for _, st := range offered {
+		t, n := byName[st.name], 0
+		seen := map[string]bool{}
+		hit := func(text string, weight int) {
+			for _, w := range words(text) {
+				if q[w] && !seen[w] {
+					seen[w] = true
+					n += weight
+				}
+			}
+		}
+		hit(t.Name, 2)
+		for _, c := range t.Columns {
+			hit(c.Name, 1)
+			for _, v := range c.Samples {
+				hit(v, 1)
+			}
+		}
+		score[st.name] = n
+	}
+	slices.SortStableFunc(offered, func(a, b selectTable) int { return score[b.name] - score[a.name] })
+}
+
+// words splits text into lower-case words of three or more letters,
+// camelCase and snake_case apart, each without a plural s.
+func words(text string) []string {
+	var out []string
+	var cur []rune
+	flush := func() {
+		if len(cur) >= 3 {
+			w := strings.ToLower(string(cur))
+			if strings.HasSuffix(w, "ies") {
+				w = strings.TrimSuffix(w, "ies") + "y"
+			} else if strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
+				w = strings.TrimSuffix(w, "s")
+			}
+			out = append(out, w)
+		}
+		cur = cur[:0]
+	}
+	prev := rune(0)
+	for _, r := range text {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if unicode.IsUpper(r) && unicode.IsLower(prev) {
+				flush()
+			}
+			cur = append(cur, r)
+		default:
+			flush()
+		}
+		prev = r
+	}
+	flush()
+	return out
 }
 
 // tableJoins lists the foreign keys from and to a table as

@@ -63,7 +63,7 @@ func TestTableLines_TypesRangesSamplesJoinsAndABound(t *testing.T) {
 		}, ForeignKeys: []kg.ForeignKey{{Column: "customer", RefTable: "customers", RefColumn: "cid"}}},
 		{Name: "customers", Rows: 2, Columns: []kg.Column{{Name: "cid", Type: "VARCHAR", Samples: []string{"c1", "c2"}}}},
 	}
-	got := tableLines(data)
+	got := tableLines(data, "")
 	want := "- customers (2 rows): cid VARCHAR e.g. c1 | c2\n" +
 		"  joins: orders.customer = customers.cid\n" +
 		"- orders (3 rows): id BIGINT 1 … 3; status VARCHAR e.g. open | late very | shipped; customer VARCHAR\n" +
@@ -71,7 +71,7 @@ func TestTableLines_TypesRangesSamplesJoinsAndABound(t *testing.T) {
 	if got != want {
 		t.Errorf("tableLines:\n%s\nwant:\n%s", got, want)
 	}
-	if got := tableLines(nil); got != "(none)" {
+	if got := tableLines(nil, ""); got != "(none)" {
 		t.Errorf("no tables: %q", got)
 	}
 	var many []kg.Table
@@ -82,8 +82,30 @@ func TestTableLines_TypesRangesSamplesJoinsAndABound(t *testing.T) {
 		}
 		many = append(many, kg.Table{Name: "t" + string(rune('a'+i)), Columns: cols})
 	}
-	got = tableLines(many)
+	got = tableLines(many, "")
 	if len(got) > maxTableListing || !strings.HasSuffix(got, "more tables (ls lists them)") {
 		t.Errorf("a long listing: %d bytes, ends %q", len(got), got[max(0, len(got)-60):])
+	}
+}
+
+func TestTableLines_TheTablesTheQuestionNamesComeFirst(t *testing.T) {
+	data := []kg.Table{
+		{Name: "orders", Rows: 3, Columns: []kg.Column{{Name: "order_id", Type: "VARCHAR"}, {Name: "status", Type: "VARCHAR", Samples: []string{"late"}}}},
+		{Name: "parts", Rows: 2, Columns: []kg.Column{{Name: "part_id", Type: "VARCHAR"}, {Name: "unitCost", Type: "DOUBLE"}}},
+		{Name: "suppliers", Rows: 2, Columns: []kg.Column{{Name: "supplier_id", Type: "VARCHAR"}, {Name: "name", Type: "VARCHAR"}}},
+	}
+	first := func(q string) string {
+		line, _, _ := strings.Cut(tableLines(data, q), " (")
+		return strings.TrimPrefix(line, "- ")
+	}
+	for q, want := range map[string]string{
+		"Which suppliers are there?":          "suppliers",
+		"What is the unit cost of each part?": "parts", // camelCase split, plural dropped
+		"Which orders are late?":              "orders",
+		"Hello?":                              "orders", // no word in common: alphabetical
+	} {
+		if got := first(q); got != want {
+			t.Errorf("%q: first table %s, want %s", q, got, want)
+		}
 	}
 }

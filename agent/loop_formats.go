@@ -36,7 +36,7 @@ func (a *Agent) newFormat(question string) (format, error) {
 			if err != nil {
 				return nil, err
 			}
-			d.Tables, d.Tools = tableLines(data), toolNameList(a.offer)
+			d.Tables, d.Tools = tableLines(data, question), toolNameList(a.offer)
 		}
 		prefix, err := a.prompt.RenderPart(part, d)
 		if err != nil {
