@@ -229,8 +229,9 @@ func New(ctx context.Context, c LLM, b *bundle.Bundle, opts Options) (*Agent, er
 }
 
 // PickFormat is the action format for a model: completion for a base
-// model (and for kgforge's action model, ActionPrompt), native tool calls for a model with the "tools" capability, the
-// JSON action format for any other chat model.
+// model (checkFormat also gives it to kgforge's action model, ActionPrompt),
+// native tool calls for a model with the "tools" capability, the JSON
+// action format for any other chat model.
 func PickFormat(info llm.ModelInfo) string {
 	switch {
 	case info.Base():

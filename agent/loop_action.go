@@ -28,15 +28,17 @@ func tableLines(data []kg.Table, question string) string {
 	if len(data) == 0 {
 		return "(none)"
 	}
-	offered := selectSchema(data)
-	rankTables(offered, data, question)
 	byName := map[string]kg.Table{}
 	for _, t := range data {
 		byName[t.Name] = t
 	}
+	var offered []kg.Table
+	for _, st := range selectSchema(data) {
+		offered = append(offered, byName[st.name])
+	}
+	rankTables(offered, question)
 	var b strings.Builder
-	for i, st := range offered {
-		t := byName[st.name]
+	for i, t := range offered {
 		var line strings.Builder
 		fmt.Fprintf(&line, "- %s (%d rows): ", t.Name, t.Rows)
 		for j, c := range t.Columns {
@@ -56,7 +58,7 @@ func tableLines(data []kg.Table, question string) string {
 			}
 		}
 		line.WriteString("\n")
-		if joins := tableJoins(data, t); len(joins) > 0 {
+		if joins := tableJoins(data, t, false); len(joins) > 0 {
 			line.WriteString("  joins: " + strings.Join(joins, "; ") + "\n")
 		}
 		if b.Len()+line.Len() > maxTableListing {
@@ -72,18 +74,14 @@ func tableLines(data []kg.Table, question string) string {
 // name (twice), their columns' names and their values name, the
 // alphabetical order breaking ties: a small model asks the first table
 // listed more often than any other.
-func rankTables(offered []selectTable, data []kg.Table, question string) {
+func rankTables(tables []kg.Table, question string) {
 	q := map[string]bool{}
 	for _, w := range words(question) {
 		q[w] = true
 	}
-	byName := map[string]kg.Table{}
-	for _, t := range data {
-		byName[t.Name] = t
-	}
 	score := map[string]int{}
-	for _, st := range offered {
-		t, n := byName[st.name], 0
+	for _, t := range tables {
+		n := 0
 		seen := map[string]bool{}
 		hit := func(text string, weight int) {
 			for _, w := range words(text) {
@@ -100,9 +98,9 @@ func rankTables(offered []selectTable, data []kg.Table, question string) {
 				hit(v, 1)
 			}
 		}
-		score[st.name] = n
+		score[t.Name] = n
 	}
-	slices.SortStableFunc(offered, func(a, b selectTable) int { return score[b.name] - score[a.name] })
+	slices.SortStableFunc(tables, func(a, b kg.Table) int { return score[b.Name] - score[a.Name] })
 }
 
 // words splits text into lower-case words of three or more letters,
@@ -140,16 +138,24 @@ func words(text string) []string {
 }
 
 // tableJoins lists the foreign keys from and to a table as
-// "table.column = table.column".
-func tableJoins(all []kg.Table, t kg.Table) []string {
+// "table.column = table.column", each with the share of its values found
+// when withScore (cat's listing) and without (the action model's).
+func tableJoins(all []kg.Table, t kg.Table, withScore bool) []string {
 	var joins []string
+	add := func(from, col, to, ref string, score float64) {
+		j := fmt.Sprintf("%s.%s = %s.%s", from, col, to, ref)
+		if withScore {
+			j += fmt.Sprintf(" (%.2f)", score)
+		}
+		joins = append(joins, j)
+	}
 	for _, fk := range t.ForeignKeys {
-		joins = append(joins, fmt.Sprintf("%s.%s = %s.%s", t.Name, fk.Column, fk.RefTable, fk.RefColumn))
+		add(t.Name, fk.Column, fk.RefTable, fk.RefColumn, fk.Score)
 	}
 	for _, o := range all {
 		for _, fk := range o.ForeignKeys {
 			if fk.RefTable == t.Name && o.Name != t.Name {
-				joins = append(joins, fmt.Sprintf("%s.%s = %s.%s", o.Name, fk.Column, t.Name, fk.RefColumn))
+				add(o.Name, fk.Column, t.Name, fk.RefColumn, fk.Score)
 			}
 		}
 	}

@@ -27,16 +27,20 @@ type promptData struct {
 }
 
 func (a *Agent) newFormat(question string) (format, error) {
-	d := promptData{Tools: toolLines(a.offer), Budget: a.opts.Budget, Format: a.opts.Format, Question: question, Document: DocumentNote, Context: a.opts.Context}
+	d := promptData{Budget: a.opts.Budget, Format: a.opts.Format, Question: question, Document: DocumentNote, Context: a.opts.Context}
+	if a.action { // the action model's prompt: the tools by name, the tables listed
+		data, err := a.tools.b.Tables()
+		if err != nil {
+			return nil, err
+		}
+		d.Tables, d.Tools = tableLines(data, question), toolNameList(a.offer)
+	} else {
+		d.Tools = toolLines(a.offer)
+	}
 	if a.opts.Format == FormatCompletion {
 		part := "completion"
 		if a.action {
 			part = "action"
-			data, err := a.tools.b.Tables()
-			if err != nil {
-				return nil, err
-			}
-			d.Tables, d.Tools = tableLines(data, question), toolNameList(a.offer)
 		}
 		prefix, err := a.prompt.RenderPart(part, d)
 		if err != nil {

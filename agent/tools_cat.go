@@ -270,18 +270,7 @@ func (t *Toolbox) catDataTable(ctx context.Context, all []kg.Table, tb kg.Table)
 
 // writeJoins lists the candidate joins from and to a table.
 func writeJoins(b *strings.Builder, all []kg.Table, tb kg.Table) {
-	var joins []string
-	for _, fk := range tb.ForeignKeys {
-		joins = append(joins, fmt.Sprintf("%s.%s = %s.%s (%.2f)", tb.Name, fk.Column, fk.RefTable, fk.RefColumn, fk.Score))
-	}
-	for _, o := range all {
-		for _, fk := range o.ForeignKeys {
-			if fk.RefTable == tb.Name && o.Name != tb.Name {
-				joins = append(joins, fmt.Sprintf("%s.%s = %s.%s (%.2f)", o.Name, fk.Column, tb.Name, fk.RefColumn, fk.Score))
-			}
-		}
-	}
-	if len(joins) > 0 {
+	if joins := tableJoins(all, tb, true); len(joins) > 0 {
 		fmt.Fprintf(b, "joins (share of values found): %s\n", strings.Join(joins, "; "))
 	}
 }
