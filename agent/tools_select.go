@@ -32,8 +32,9 @@ const (
 // selectOps are the filter operators and what they compile to.
 var selectOps = map[string]string{"=": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "contains": "ILIKE"}
 
-// selectFns are the aggregates.
-var selectFns = []string{"count", "sum", "avg", "min", "max"}
+// selectFns are the aggregates; count_distinct counts the distinct
+// values of its column (COUNT(DISTINCT column)).
+var selectFns = []string{"count", "count_distinct", "sum", "avg", "min", "max"}
 
 // selectTable is one data table as the typed query offers it: its own
 // columns by name, and the columns of every table one foreign key away
@@ -137,16 +138,17 @@ func selectPlainParams(tables []selectTable) json.RawMessage {
 	for i, t := range tables {
 		names[i] = t.name
 	}
-	tbls, _ := json.Marshal(names) // strings always marshal
+	tbls, _ := json.Marshal(names)        // strings always marshal
+	fnsJSON, _ := json.Marshal(selectFns) // strings always marshal
 	const column = `{"type":"string","description":"a column of the table, or table.column of a table it joins"}`
 	return json.RawMessage(fmt.Sprintf(`{"type":"object","required":["table"],"properties":{`+
 		`"table":{"type":"string","enum":%s},`+
 		`"columns":{"type":"array","items":%s},`+
 		`"where":{"type":"array","items":{"type":"object","required":["column","op","value"],"properties":{"column":%s,"op":{"type":"string","enum":["=","!=","<","<=",">",">=","contains"]},"value":{"type":"string"}}}},`+
 		`"group_by":{"type":"array","items":%s},`+
-		`"aggregate":{"type":"object","required":["fn","column"],"properties":{"fn":{"type":"string","enum":["count","sum","avg","min","max"]},"column":%s}},`+
+		`"aggregate":{"type":"object","required":["fn","column"],"properties":{"fn":{"type":"string","enum":%s},"column":%s}},`+
 		`"order_by":{"type":"object","required":["column"],"properties":{"column":{"type":"string","description":"a column, or aggregate"},"desc":{"type":"boolean"}}},`+
-		`"limit":{"type":"integer","minimum":1,"maximum":%d}}}`, tbls, column, column, column, column, MaxRows))
+		`"limit":{"type":"integer","minimum":1,"maximum":%d}}}`, tbls, column, column, column, fnsJSON, column, MaxRows))
 }
 
 // selectCall is one typed query as the model writes it.
@@ -229,7 +231,11 @@ func compileSelect(tables []selectTable, c selectCall) (string, error) {
 			return "", err
 		}
 		agg = a.Fn + "_" + strings.ReplaceAll(a.Column, ".", "_")
-		sel = append(sel, fmt.Sprintf("%s(%s) AS %s", a.Fn, q, duck.QuoteIdent(agg)))
+		call := a.Fn + "(" + q + ")"
+		if a.Fn == "count_distinct" {
+			call = "count(DISTINCT " + q + ")"
+		}
+		sel = append(sel, call+" AS "+duck.QuoteIdent(agg))
 	}
 	if len(sel) == 0 {
 		sel = []string{duck.QuoteIdent(t.name) + ".*"}

@@ -48,6 +48,11 @@ func TestSelect_AnswersTheExampleWithoutSQL(t *testing.T) {
 			want: []string{"name\n"},
 		},
 		{
+			name: "distinct values counted apart from rows (15 parts, 8 suppliers)",
+			args: `{"table":"parts","aggregate":{"fn":"count_distinct","column":"supplier_id"}}`,
+			want: []string{"count_distinct_supplier_id\n8"}, notWant: []string{"15"},
+		},
+		{
 			name: "a number compared as a number",
 			args: `{"table":"suppliers","columns":["name","rating"],"where":[{"column":"rating","op":">=","value":"4.7"}]}`,
 			want: []string{"Tagus Composites\t4.7"}, notWant: []string{"Kestrel Alloys"},

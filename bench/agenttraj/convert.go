@@ -326,8 +326,8 @@ func checkJoins(p *parsed, r *resolver) error {
 // aggregate is an aggregate item as the typed query's: count(*) counts a
 // key column of the base table (never null), or its first column.
 func aggregate(it selItem, r *resolver) (*aggArg, error) {
-	if it.distinct {
-		return nil, expressError("an aggregate of distinct values")
+	if it.distinct && it.fn != "count" {
+		return nil, expressError("an aggregate of distinct values other than count")
 	}
 	if it.col.name == "*" {
 		if it.fn != "count" {
@@ -343,6 +343,9 @@ func aggregate(it selItem, r *resolver) (*aggArg, error) {
 	name, err := r.resolve(it.col)
 	if err != nil {
 		return nil, err
+	}
+	if it.distinct {
+		return &aggArg{Fn: "count_distinct", Column: name}, nil
 	}
 	return &aggArg{Fn: it.fn, Column: name}, nil
 }

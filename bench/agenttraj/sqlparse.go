@@ -27,7 +27,7 @@ type colRef struct{ qual, name string }
 // selItem is one item of the select list: a column, or an aggregate of a
 // column (col.name "*" for count(*)).
 type selItem struct {
-	fn       string // "" for a plain column; count, sum, avg, min, max
+	fn       string // "" for a plain column; count, sum, avg, min, max (count with distinct: count_distinct)
 	distinct bool   // count(DISTINCT x)
 	col      colRef
 }

@@ -381,7 +381,7 @@ func synthQuestions(r *rand.Rand, db *synthDB) []sqlqa.Example {
 func synthQuestion(r *rand.Rand, t *synthTable) (string, string) {
 	cats, nums, dates := t.of(kindCat), t.of(kindInt, kindReal), t.of(kindDate)
 	P, N, T := t.plural, t.noun, t.name
-	switch r.IntN(14) {
+	switch r.IntN(15) {
 	case 0:
 		return phrase(r, []string{"How many {P} are there?", "What is the number of {P}?", "Count the {P}.", "How many {P} does the data list?"}, "{P}", P),
 			"SELECT count(*) FROM " + T
@@ -537,6 +537,18 @@ func synthQuestion(r *rand.Rand, t *synthTable) (string, string) {
 		}
 		return phrase(r, []string{"Which {C} has the most {P}?", "What is the most common {C} among the {P}?", "Which {C} do most {P} have?"}, "{P}", P, "{C}", c.spec.phrase),
 			fmt.Sprintf("SELECT %s FROM %s GROUP BY %s ORDER BY count(*) DESC LIMIT 1", c.name, T, c.name)
+	case 12:
+		if len(cats) == 0 {
+			return "", ""
+		}
+		c := pick(r, cats)
+		if f := pick(r, cats); f != c && r.IntN(2) == 0 {
+			v := f.vals[r.IntN(t.rows)]
+			return phrase(r, []string{"How many different {C} do the {P} with {F} {V} have?", "Among {P} whose {F} is {V}, how many distinct {C} are there?"}, "{P}", P, "{C}", c.spec.phrase, "{F}", f.spec.phrase, "{V}", text(v)),
+				fmt.Sprintf("SELECT count(DISTINCT %s) FROM %s WHERE %s = %s", c.name, T, f.name, sqlLit(v))
+		}
+		return phrase(r, []string{"How many different {C} do the {P} have?", "How many distinct {C} are there among the {P}?", "Count the distinct {C} of the {P}."}, "{P}", P, "{C}", c.spec.phrase),
+			fmt.Sprintf("SELECT count(DISTINCT %s) FROM %s", c.name, T)
 	default:
 		return synthJoinQuestion(r, t)
 	}
