@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	_ "embed"
 	"hash/fnv"
 	"slices"
 	"strconv"
@@ -263,6 +264,35 @@ var legalFormWords = func() map[string]bool {
 // V", "V").
 func legalFormWord(w string) bool { return legalFormWords[w] || utf8.RuneCountInString(w) == 1 }
 
+//go:embed places.txt
+var placesFile string
+
+// placeWords are the words by which a longer organisation name may extend
+// a shorter one and still name the same organisation: places (the
+// one-word names of countries and of cities of 15,000 people or more, the
+// countries' codes) and regional qualifiers ("Alcatel" / "Alcatel
+// Amsterdam", "Whirlpool" / "Euro Whirlpool International"), as
+// NormalizeName spells them. scripts/places.py writes the file from
+// GeoNames' data and says which words it leaves out (a city named by a
+// common English word: "Reading", "Mobile", "Orange").
+var placeWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, l := range strings.Split(placesFile, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			m[l] = true
+		}
+	}
+	return m
+}()
+
+// qualifierWord reports whether a longer name may add word to a shorter
+// one of the same kind and still name the same thing: a legal-form word
+// or a single letter for any kind, and for organisations a place or a
+// regional qualifier.
+func qualifierWord(w string, k Kind) bool {
+	return legalFormWord(w) || k == KindOrganization && placeWords[w]
+}
+
 // containers returns how many person names of the build hold every word
 // of person name i and more, counted once per entity: a surname or a
 // first name inside exactly one longer name is that person's. Names whose
@@ -313,7 +343,11 @@ func (r *resolver) containers(i int) int {
 // they do not count. A second signal is one of: a suffix, plural or
 // acronym key; extra words that are all legal-form words or single
 // letters ("Akzo Nobel" / "Akzo Nobel Naamloze Vennootschap", "Euro
-// Whirlpool" / "Euro V Whirlpool"); a shared neighbour in the graph;
+// Whirlpool" / "Euro V Whirlpool"), or for two organisation names places
+// and regional qualifiers, when the shorter name is more than those words
+// ("Alcatel" / "Alcatel Amsterdam", "Bayer" / "Antwerp Bayer"; not
+// "Philips" / "Philips Intellectual Property Standards", "Sanofi" /
+// "Sanofi Synthelabo"); a shared neighbour in the graph;
 // the same anchor (one record of data); for person names, the longer
 // being the only person name of the build that holds the shorter ("Obama"
 // and "Barack Obama" in a build with no other Obama; not "Smithson" beside
@@ -340,8 +374,14 @@ func (r *resolver) subsetAlone(i, j int, keys keyKind) bool {
 	if r.kind[i] == KindPerson && r.kind[j] == KindPerson && r.containers(s) == 1 {
 		return false // "Obama" inside "Barack Obama", the only such name
 	}
+	k := KindConcept
+	if r.kind[i] == KindOrganization && r.kind[j] == KindOrganization && slices.ContainsFunc(short, func(w uint32) bool {
+		return !qualifierWord(t.names.words[w], KindOrganization)
+	}) {
+		k = KindOrganization
+	}
 	for _, w := range long {
-		if _, in := slices.BinarySearch(short, w); !in && !legalFormWord(t.names.words[w]) {
+		if _, in := slices.BinarySearch(short, w); !in && !qualifierWord(t.names.words[w], k) {
 			return true
 		}
 	}

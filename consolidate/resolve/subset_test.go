@@ -30,6 +30,11 @@ func TestSubsetGuard_KeepsANameOutOfALongerOne(t *testing.T) {
 		{"Velora Cycles", "Velora Cycles Quality Review", "organization"},
 		{"Supplier", "Supplier scores", "concept"},
 		{"Harbour Jacket", "Harbour Jacket Deluxe", "product"},
+		// Place words are qualifiers of organisation names only, and only
+		// beside a name that is more than places.
+		{"Supplier", "Supplier Porto", "concept"},
+		{"Harbour Jacket", "Harbour Jacket Amsterdam", "product"},
+		{"Porto", "Porto Amsterdam", "organization"},
 	} {
 		for _, rules := range allRuleSets {
 			for _, c := range []float64{0.85, 0.95} {
@@ -60,6 +65,9 @@ func TestSubsetGuard_MergesWithASecondSignal(t *testing.T) {
 	}{
 		{"suffix key", pairAt("Akzo Nobel", "Akzo Nobel N.V.", "organization", 0.9)},
 		{"legal form written out", pairAt("Akzo Nobel", "Akzo Naamloze Nobel Vennootschap", "organization", 0.9)},
+		{"a place", pairAt("ALCATEL", "ALCATEL AMSTERDAM V", "organization", 0.9)},
+		{"places and a regional qualifier", pairAt("Whirlpool", "Euro Whirlpool Eindhoven International", "organization", 0.9)},
+		{"a country's code", pairAt("Kestrel Alloys", "Kestrel Alloys UK", "organization", 0.9)},
 		{"shared neighbour", shared(pairAt("SANOFI", "SANOFI SYNTHELABO", "organization", 0.9))},
 	} {
 		res := mustResolve(t, tt.ents, Config{Rules: RulesThreshold})
