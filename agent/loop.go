@@ -81,7 +81,7 @@ func (a *Agent) Ask(ctx context.Context, question string) (Answer, error) {
 	r := &run{a: a, tr: newTranscript(a.opts.Transcript), mark: time.Now(), ans: Answer{
 		Question: question, Model: a.opts.Model, Format: a.opts.Format, Budget: a.opts.Budget, Steps: []Step{},
 	}}
-	f, err := a.newFormat(question)
+	f, err := a.newFormat(ctx, question)
 	if err != nil {
 		return r.ans, err
 	}

@@ -1,11 +1,13 @@
 package agent
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
 	"unicode"
 
+	"kgforge/internal/duck"
 	"kgforge/kg"
 )
 
@@ -24,7 +26,13 @@ const (
 // its values, so that a filter can name a value the table holds. The
 // listing is what the model was trained on (prompts/agent.tmpl, part
 // "action"); changing it means training the model again.
-func tableLines(data []kg.Table, question string) string {
+//
+// linked holds, by table and column (linkKey), the column's values that
+// share words with the question (Toolbox.linkValues): they are listed
+// before the profile's samples, so that a filter can copy the value the
+// question means ("delayed", "Battery pack 500 Wh"), and they count for
+// the ranking.
+func tableLines(data []kg.Table, question string, linked map[string][]string) string {
 	if len(data) == 0 {
 		return "(none)"
 	}
@@ -36,7 +44,7 @@ func tableLines(data []kg.Table, question string) string {
 	for _, st := range selectSchema(data) {
 		offered = append(offered, byName[st.name])
 	}
-	rankTables(offered, question)
+	rankTables(offered, question, linked)
 	var b strings.Builder
 	for i, t := range offered {
 		var line strings.Builder
@@ -49,10 +57,12 @@ func tableLines(data []kg.Table, question string) string {
 			switch {
 			case rangedType(c.Type) && (c.Min != "" || c.Max != ""):
 				fmt.Fprintf(&line, " %s … %s", short(c.Min, maxListedValue), short(c.Max, maxListedValue))
-			case len(c.Samples) > 0:
+			case len(c.Samples) > 0 || len(linked[linkKey(t.Name, c.Name)]) > 0:
 				s := make([]string, 0, maxListedSamples)
-				for _, v := range c.Samples[:min(len(c.Samples), maxListedSamples)] {
-					s = append(s, short(oneLineText(v), maxListedValue))
+				for _, v := range append(slices.Clone(linked[linkKey(t.Name, c.Name)]), c.Samples...) {
+					if v = short(oneLineText(v), maxListedValue); len(s) < maxListedSamples && !slices.Contains(s, v) {
+						s = append(s, v)
+					}
 				}
 				line.WriteString(" e.g. " + strings.Join(s, " | "))
 			}
@@ -71,10 +81,10 @@ func tableLines(data []kg.Table, question string) string {
 }
 
 // rankTables orders the tables by how many of the question's words their
-// name (twice), their columns' names and their values name, the
-// alphabetical order breaking ties: a small model asks the first table
-// listed more often than any other.
-func rankTables(tables []kg.Table, question string) {
+// name (twice), their columns' names and their values (the samples and
+// the linked values) name, the alphabetical order breaking ties: a small
+// model asks the first table listed more often than any other.
+func rankTables(tables []kg.Table, question string, linked map[string][]string) {
 	q := map[string]bool{}
 	for _, w := range words(question) {
 		q[w] = true
@@ -94,13 +104,121 @@ func rankTables(tables []kg.Table, question string) {
 		hit(t.Name, 2)
 		for _, c := range t.Columns {
 			hit(c.Name, 1)
-			for _, v := range c.Samples {
+			for _, v := range append(slices.Clone(c.Samples), linked[linkKey(t.Name, c.Name)]...) {
 				hit(v, 1)
 			}
 		}
 		score[t.Name] = n
 	}
 	slices.SortStableFunc(tables, func(a, b kg.Table) int { return score[b.Name] - score[a.Name] })
+}
+
+// Bounds of value linking (Toolbox.linkValues).
+const (
+	maxLinkWords   = 8  // question words looked for
+	maxLinkRows    = 50 // distinct values read from one column
+	maxLinkColumns = 64 // text columns searched for one question
+)
+
+// linkStopWords are question words that name no value, as words spells
+// them ("has" is "ha").
+var linkStopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range words("the and how many much which what who whom whose when where have has with does are was were " +
+		"from for each all list give show there their that this these those total number count than more less most least " +
+		"any every into between name names find tell about per its them they been average sum minimum maximum highest " +
+		"lowest different distinct") {
+		m[w] = true
+	}
+	return m
+}()
+
+// linkKey is the key of a table's column in linked values.
+func linkKey(table, column string) string { return table + "\x00" + column }
+
+// linkValues finds, in each text column of the tables, the values that
+// share words with the question (value linking): one query a column in
+// the sandbox, at most maxLinkRows distinct values read, up to
+// maxListedSamples kept, those sharing the most words first, then the
+// shorter. A column whose query fails (a limit of the sandbox) gets none:
+// the listing then shows its samples, as without linking. The words are
+// letters and digits only, so they go into the LIKE patterns as they are.
+func (t *Toolbox) linkValues(ctx context.Context, tables []kg.Table, question string) (map[string][]string, error) {
+	var qw []string
+	for _, w := range words(question) {
+		if !linkStopWords[w] && !slices.Contains(qw, w) && len(qw) < maxLinkWords {
+			qw = append(qw, w)
+		}
+	}
+	out := map[string][]string{}
+	if len(qw) == 0 {
+		return out, nil
+	}
+	var like []string
+	searched := 0
+	for _, tb := range tables {
+		for _, c := range tb.Columns {
+			if rangedType(c.Type) || !strings.Contains(strings.ToUpper(c.Type), "CHAR") && !strings.EqualFold(c.Type, "TEXT") {
+				continue
+			}
+			if searched++; searched > maxLinkColumns {
+				return out, nil
+			}
+			col := duck.QuoteIdent(c.Name)
+			like = like[:0]
+			for _, w := range qw {
+				like = append(like, "lower("+col+") LIKE '%"+w+"%'")
+			}
+			q := fmt.Sprintf("SELECT DISTINCT %s FROM %s WHERE %s LIMIT %d", col, duck.QuoteIdent(tb.Name), strings.Join(like, " OR "), maxLinkRows)
+			rows, _, err := t.rows(ctx, q, maxLinkRows)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, err
+				}
+				continue
+			}
+			type scored struct {
+				v string
+				n int
+			}
+			var vs []scored
+			for _, r := range rows {
+				if len(r) == 0 || r[0] == "" {
+					continue
+				}
+				n := 0
+				for _, w := range uniq(words(r[0])) {
+					if slices.Contains(qw, w) {
+						n++
+					}
+				}
+				if n > 0 {
+					vs = append(vs, scored{r[0], n})
+				}
+			}
+			slices.SortStableFunc(vs, func(a, b scored) int {
+				if a.n != b.n {
+					return b.n - a.n
+				}
+				return len(a.v) - len(b.v)
+			})
+			for _, v := range vs[:min(len(vs), maxListedSamples)] {
+				out[linkKey(tb.Name, c.Name)] = append(out[linkKey(tb.Name, c.Name)], v.v)
+			}
+		}
+	}
+	return out, nil
+}
+
+// uniq is words without repeats, in order.
+func uniq(ws []string) []string {
+	var out []string
+	for _, w := range ws {
+		if !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // words splits text into lower-case words of three or more letters,

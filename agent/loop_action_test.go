@@ -3,9 +3,11 @@ package agent
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
+	"kgforge/internal/duck"
 	"kgforge/kg"
 	"kgforge/llm"
 )
@@ -63,7 +65,7 @@ func TestTableLines_TypesRangesSamplesJoinsAndABound(t *testing.T) {
 		}, ForeignKeys: []kg.ForeignKey{{Column: "customer", RefTable: "customers", RefColumn: "cid"}}},
 		{Name: "customers", Rows: 2, Columns: []kg.Column{{Name: "cid", Type: "VARCHAR", Samples: []string{"c1", "c2"}}}},
 	}
-	got := tableLines(data, "")
+	got := tableLines(data, "", nil)
 	want := "- customers (2 rows): cid VARCHAR e.g. c1 | c2\n" +
 		"  joins: orders.customer = customers.cid\n" +
 		"- orders (3 rows): id BIGINT 1 … 3; status VARCHAR e.g. open | late very | shipped; customer VARCHAR\n" +
@@ -71,7 +73,7 @@ func TestTableLines_TypesRangesSamplesJoinsAndABound(t *testing.T) {
 	if got != want {
 		t.Errorf("tableLines:\n%s\nwant:\n%s", got, want)
 	}
-	if got := tableLines(nil, ""); got != "(none)" {
+	if got := tableLines(nil, "", nil); got != "(none)" {
 		t.Errorf("no tables: %q", got)
 	}
 	var many []kg.Table
@@ -82,7 +84,7 @@ func TestTableLines_TypesRangesSamplesJoinsAndABound(t *testing.T) {
 		}
 		many = append(many, kg.Table{Name: "t" + string(rune('a'+i)), Columns: cols})
 	}
-	got = tableLines(many, "")
+	got = tableLines(many, "", nil)
 	if len(got) > maxTableListing || !strings.HasSuffix(got, "more tables (ls lists them)") {
 		t.Errorf("a long listing: %d bytes, ends %q", len(got), got[max(0, len(got)-60):])
 	}
@@ -95,7 +97,7 @@ func TestTableLines_TheTablesTheQuestionNamesComeFirst(t *testing.T) {
 		{Name: "suppliers", Rows: 2, Columns: []kg.Column{{Name: "supplier_id", Type: "VARCHAR"}, {Name: "name", Type: "VARCHAR"}}},
 	}
 	first := func(q string) string {
-		line, _, _ := strings.Cut(tableLines(data, q), " (")
+		line, _, _ := strings.Cut(tableLines(data, q, nil), " (")
 		return strings.TrimPrefix(line, "- ")
 	}
 	for q, want := range map[string]string{
@@ -107,5 +109,51 @@ func TestTableLines_TheTablesTheQuestionNamesComeFirst(t *testing.T) {
 		if got := first(q); got != want {
 			t.Errorf("%q: first table %s, want %s", q, got, want)
 		}
+	}
+}
+
+// TestLinkValues_FindsTheValuesTheQuestionNames runs value linking on the
+// example bundle (real tables, DuckDB's sandbox): the column values that
+// share words with the question are found and listed first, and rank
+// their table first; question words that name no value find nothing.
+func TestLinkValues_FindsTheValuesTheQuestionNames(t *testing.T) {
+	b := exampleBundle(t)
+	tb, err := NewToolbox(context.Background(), b, duck.SandboxLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tb.Close() })
+	data, err := b.Tables()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		question, table, column string
+		want                    []string
+		firstListed             string
+	}{
+		{"Which supplier supplies the battery pack?", "parts", "name", []string{"48V battery pack"}, "parts"},
+		{"Which customers have an order with the status delayed?", "orders", "status", []string{"delayed"}, "orders"},
+		{"How many parts are made in Brno?", "parts", "plant", []string{"Brno"}, "parts"},
+	}
+	for _, c := range cases {
+		linked, err := tb.linkValues(context.Background(), data, c.question)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := linked[linkKey(c.table, c.column)]; !slices.Equal(got, c.want) {
+			t.Errorf("%q: %s.%s linked %q, want %q (all: %q)", c.question, c.table, c.column, got, c.want, linked)
+		}
+		listing := tableLines(data, c.question, linked)
+		if !strings.HasPrefix(listing, "- "+c.firstListed+" (") {
+			t.Errorf("%q: listed first:\n%s", c.question, listing)
+		}
+		if !strings.Contains(listing, " e.g. "+c.want[0]) {
+			t.Errorf("%q: the listing does not show %q first among %s.%s's values:\n%s", c.question, c.want[0], c.table, c.column, listing)
+		}
+	}
+	linked, err := tb.linkValues(context.Background(), data, "How many are there in total?")
+	if err != nil || len(linked) != 0 {
+		t.Errorf("a question of stop words only: linked %q, %v", linked, err)
 	}
 }

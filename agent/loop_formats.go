@@ -26,14 +26,18 @@ type promptData struct {
 	Tables   string // the action model's listing of the data tables (tableLines)
 }
 
-func (a *Agent) newFormat(question string) (format, error) {
+func (a *Agent) newFormat(ctx context.Context, question string) (format, error) {
 	d := promptData{Budget: a.opts.Budget, Format: a.opts.Format, Question: question, Document: DocumentNote, Context: a.opts.Context}
-	if a.action { // the action model's prompt: the tools by name, the tables listed
+	if a.action { // the action model's prompt: the tools by name, the tables listed with the values the question names
 		data, err := a.tools.b.Tables()
 		if err != nil {
 			return nil, err
 		}
-		d.Tables, d.Tools = tableLines(data, question), toolNameList(a.offer)
+		linked, err := a.tools.linkValues(ctx, data, question)
+		if err != nil {
+			return nil, err
+		}
+		d.Tables, d.Tools = tableLines(data, question, linked), toolNameList(a.offer)
 	} else {
 		d.Tools = toolLines(a.offer)
 	}
