@@ -199,10 +199,11 @@ func (r *resolver) markCores(p []int, merges []Pair) {
 // ("John Smith" / "Jane Smith" around "Smith").
 func (r *resolver) guarded(i, j int) bool {
 	t, fi, fj := r.text, &r.feat[i], &r.feat[j]
+	bi, bj := r.guardBags(i, j)
 	return numbersDiffer(fi, fj) ||
-		variantDiffer(t.name[i], t.name[j], r.variant, t.names.words) ||
+		variantDiffer(bi, bj, r.variant, t.names.words) ||
 		((fi.short || fj.short) && r.keysOf(i, j) == 0) ||
-		substituted(t.name[i], t.name[j], t.names.words) ||
+		substituted(bi, bj, t.names.words) ||
 		r.subsetAlone(i, j, r.keysOf(i, j))
 }
 

@@ -293,6 +293,33 @@ func qualifierWord(w string, k Kind) bool {
 	return legalFormWord(w) || k == KindOrganization && placeWords[w]
 }
 
+// guardBags are the word bags the one-word guards (variant, substituted)
+// compare for the pair (i, j): the names' words, and for two organisation
+// names their words less the legal-form words and single letters, when
+// something is left of each. A legal form is not what two company names
+// differ in: "AKZO NOBEL V" / "AKZO ARNHEM NOBEL" differ in a place, which
+// the subset guard judges, not in "V" against "ARNHEM".
+func (r *resolver) guardBags(i, j int) ([]uint32, []uint32) {
+	t := r.text
+	a, b := t.name[i], t.name[j]
+	if r.kind[i] != KindOrganization || r.kind[j] != KindOrganization {
+		return a, b
+	}
+	strip := func(bag []uint32) []uint32 {
+		out := make([]uint32, 0, len(bag))
+		for _, w := range bag {
+			if !legalFormWord(t.names.words[w]) {
+				out = append(out, w)
+			}
+		}
+		if len(out) == 0 {
+			return bag
+		}
+		return out
+	}
+	return strip(a), strip(b)
+}
+
 // containers returns how many person names of the build hold every word
 // of person name i and more, counted once per entity: a surname or a
 // first name inside exactly one longer name is that person's. Names whose

@@ -648,6 +648,7 @@ func (r *resolver) decideByThreshold(p Pair, i, j int, keys keyKind) (Pair, bool
 		return p, false, true
 	}
 	listed := keys != 0 || c >= r.cfg.Low
+	bi, bj := r.guardBags(i, j)
 	switch {
 	case numbersDiffer(fi, fj):
 		if listed {
@@ -656,7 +657,7 @@ func (r *resolver) decideByThreshold(p Pair, i, j int, keys keyKind) (Pair, bool
 	case keys&keyName != 0:
 		p.Rule = RuleSameName
 		return p, true, false
-	case variantDiffer(r.text.name[i], r.text.name[j], r.variant, r.text.names.words):
+	case variantDiffer(bi, bj, r.variant, r.text.names.words):
 		if listed {
 			return doubt(RuleGuardVariant)
 		}
@@ -665,7 +666,7 @@ func (r *resolver) decideByThreshold(p Pair, i, j int, keys keyKind) (Pair, bool
 		return p, true, false
 	case c >= r.cfg.Low && (fi.short || fj.short) && keys == 0 && c < r.cfg.ShortHigh:
 		return doubt(RuleGuardShort)
-	case c >= r.cfg.Low && c < r.cfg.High && substituted(r.text.name[i], r.text.name[j], r.text.names.words):
+	case c >= r.cfg.Low && c < r.cfg.High && substituted(bi, bj, r.text.names.words):
 		return doubt(RuleGuardWords)
 	case c >= r.cfg.Low && r.subsetAlone(i, j, keys):
 		return doubt(RuleGuardSubset)

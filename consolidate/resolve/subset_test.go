@@ -234,3 +234,20 @@ func TestSubsetGuard_APersonsOnlyLongerName(t *testing.T) {
 		t.Errorf("Obama merged into Barack Obama beside Michelle Obama: %+v", clusterOf(res, "a"))
 	}
 }
+
+// TestGuards_ALegalFormIsNotWhatTwoCompanyNamesDifferIn: two organisation
+// names that differ in a legal-form word on one side and a place on the
+// other ("AKZO NOBEL V" / "AKZO ARNHEM NOBEL") are compared without the
+// legal form, so the place extends the name and they merge under the
+// threshold rule; the same shape of another kind is still two names that
+// differ in one word each (guard_words).
+func TestGuards_ALegalFormIsNotWhatTwoCompanyNamesDifferIn(t *testing.T) {
+	res := mustResolve(t, pairAt("AKZO NOBEL V", "AKZO ARNHEM NOBEL", "organization", 0.87), Config{Rules: RulesThreshold})
+	if !together(res, "a", "b") {
+		t.Errorf("organisations apart; uncertain %+v", uncertainPair(res, "a", "b"))
+	}
+	res = mustResolve(t, pairAt("Harbour Jacket V", "Harbour Jacket Arnhem", "product", 0.87), Config{Rules: RulesThreshold})
+	if u := uncertainPair(res, "a", "b"); together(res, "a", "b") || u == nil || u.Rule != RuleGuardWords {
+		t.Errorf("products: together %v, uncertain %+v; want apart by %s", together(res, "a", "b"), u, RuleGuardWords)
+	}
+}
