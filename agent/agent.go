@@ -124,6 +124,9 @@ type Step struct {
 	Result    string          `json:"result,omitempty"`
 	Error     string          `json:"error,omitempty"`      // the message the model got for a failed call
 	ErrorKind string          `json:"error_kind,omitempty"` // a Fail* kind; "" for a call that worked
+	// By is "kgforge" for a call kgforge wrote, not the model: the answer
+	// it writes from the action model's query result (resultAnswer).
+	By string `json:"by,omitempty"`
 }
 
 // Tokens counts what the model read and wrote for one question.

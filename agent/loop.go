@@ -66,6 +66,7 @@ type run struct {
 	narrowed    json.RawMessage // the next turn's action schema, when a call failed twice in a row
 	roots       []string        // what cat takes besides ids, once a constrained turn asked (seenSchema)
 	mark        time.Time       // when the previous call ended (or the question began)
+	logprobs    []float64       // the log probabilities of the last turn's reply, when the format asked
 }
 
 // Ask runs the tool loop for one question: the model calls tools until it
@@ -117,7 +118,7 @@ func (r *run) loop(ctx context.Context) error {
 			return err
 		}
 		r.count(t)
-		r.temperature, r.narrowed = 0, nil
+		r.temperature, r.narrowed, r.logprobs = 0, nil, t.resp.Logprobs
 		for _, act := range t.actions {
 			if len(r.ans.Steps) == r.a.opts.Budget {
 				break
@@ -215,6 +216,11 @@ func (r *run) do(ctx context.Context, act action) error {
 		step.Result = out
 	}
 	r.record(step)
+	if ce == nil && act.tool == ToolSelect && r.a.action {
+		if done, err := r.resultAnswer(ctx, act.args, out); err != nil || done {
+			return err
+		}
+	}
 	r.f.observe(act, delimit(act.tool, text)+note+r.budgetNote())
 	return nil
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -16,15 +17,15 @@ var actionModel = llm.ModelInfo{Name: "kgforge-agent", Capabilities: []string{"c
 
 func TestAgentActionModel_PromptListsTheTablesNotTheFewShotLog(t *testing.T) {
 	m := script(actionModel,
+		`{"tool":"select","args":{"table":"no_such_table","columns":["name"]}}`,
 		`{"tool":"select","args":{"table":"suppliers","columns":["name"]}}`,
-		`{"tool":"answer","args":{"answer":"Kestrel Alloys","confidence":0.9}}`,
 	)
 	a := newAgent(t, m, Options{})
 	ans, err := a.Ask(context.Background(), "Who makes frames?")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Format() != FormatCompletion || !ans.Answered || ans.Text != "Kestrel Alloys" || len(m.gens) != 2 {
+	if a.Format() != FormatCompletion || !ans.Answered || ans.Text != "Kestrel Alloys" || len(m.gens) != 2 || len(ans.Steps) != 3 {
 		t.Fatalf("format %s, %d generates, answer %+v", a.Format(), len(m.gens), ans)
 	}
 	first := m.gens[0].Prompt
@@ -33,12 +34,62 @@ func TestAgentActionModel_PromptListsTheTablesNotTheFewShotLog(t *testing.T) {
 			t.Errorf("the first prompt lacks %q:\n%s", want, first)
 		}
 	}
-	if strings.Contains(first, "### Log") || !strings.HasSuffix(first, "\nCall: ") || m.gens[0].Schema == nil || !m.gens[0].Raw {
-		t.Errorf("want the action prompt, raw, with a schema; got:\n%s", first)
+	if strings.Contains(first, "### Log") || !strings.HasSuffix(first, "\nCall: ") || m.gens[0].Schema == nil || !m.gens[0].Raw || !m.gens[0].Logprobs {
+		t.Errorf("want the action prompt, raw, with a schema, asking for log probabilities; got:\n%s", first)
 	}
-	want := first + "{\"tool\":\"select\",\"args\":{\"table\":\"suppliers\",\"columns\":[\"name\"]}}\nResult:\n<result tool=\"select\">\nname\nKestrel Alloys\n</result>\nCall: "
-	if m.gens[1].Prompt != want {
-		t.Errorf("second prompt:\n%s\nwant:\n%s", m.gens[1].Prompt, want)
+	// The query failed (no such table), so its error went back to the model.
+	if !strings.HasPrefix(m.gens[1].Prompt, first+`{"tool":"select"`) || !strings.Contains(m.gens[1].Prompt, "\nResult:\n<result tool=\"select\">\nerror: ") ||
+		!strings.HasSuffix(m.gens[1].Prompt, "</result>\nCall: ") {
+		t.Errorf("second prompt:\n%s", m.gens[1].Prompt)
+	}
+}
+
+// TestAgentActionModel_KgforgeAnswersWithTheQueryResult: once the action
+// model's typed query returns its rows, kgforge writes the answer from
+// them (every value as the result has it, the rows cited by the key the
+// result shows), with the probability of the least likely token of the
+// model's query as the confidence, and the question ends after one model call. A result cut
+// at its row limit goes back to the model instead.
+func TestAgentActionModel_KgforgeAnswersWithTheQueryResult(t *testing.T) {
+	m := script(actionModel, `{"tool":"select","args":{"table":"parts","columns":["part_id","name"],"where":[{"column":"plant","op":"=","value":"Brno"}]}}`)
+	m.replies[0].Logprobs = []float64{-0.1, -0.3}
+	a, err := New(context.Background(), m, exampleBundle(t), Options{Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Close() })
+	ans, err := a.Ask(context.Background(), "Which parts are made in Brno?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ans.Answered || len(m.gens) != 1 || len(ans.Steps) != 2 || ans.Steps[1].Tool != ToolAnswer || ans.Steps[1].By != StepByKgforge || ans.Steps[0].By != "" {
+		t.Fatalf("%d generates, answer %+v", len(m.gens), ans)
+	}
+	_, rows, ok := ResultRows(ans.Steps[0].Result)
+	if !ok || len(rows) != 7 || ans.Text != ResultAnswerText(rows) || !strings.Contains(ans.Text, "P012, 48V battery pack") {
+		t.Errorf("answer %q from the result %q", ans.Text, ans.Steps[0].Result)
+	}
+	if want := math.Exp(-0.3); math.Abs(ans.Confidence-want) > 1e-9 {
+		t.Errorf("confidence %v, want %v", ans.Confidence, want)
+	}
+	if len(ans.Citations) != len(rows) || ans.Citations[0].Kind != "row" || ans.Citations[0].Table != "parts" || ans.Citations[0].ID != rows[0][0] {
+		t.Errorf("citations %+v for rows %q", ans.Citations, rows)
+	}
+}
+
+func TestResultRowsAndText(t *testing.T) {
+	h, rows, ok := ResultRows("name\tn\nKestrel Alloys\t2\nLumen\t1")
+	if !ok || !slices.Equal(h, []string{"name", "n"}) || len(rows) != 2 || ResultAnswerText(rows) != "Kestrel Alloys, 2; Lumen, 1" {
+		t.Errorf("ResultRows = %q %q %v; text %q", h, rows, ok, ResultAnswerText(rows))
+	}
+	if _, rows, _ := ResultRows("name\nA\nB"); ResultAnswerText(rows) != "A, B" {
+		t.Errorf("one column: %q", ResultAnswerText(rows))
+	}
+	if _, rows, ok := ResultRows("count\n"); !ok || ResultAnswerText(rows[:0]) != "No rows match." {
+		t.Errorf("no rows: %v", ok)
+	}
+	if _, _, ok := ResultRows("name\nA\n… (first 50 rows; add a WHERE, an aggregate or a LIMIT)"); ok {
+		t.Error("a cut result read as whole")
 	}
 }
 

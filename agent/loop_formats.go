@@ -276,6 +276,7 @@ func (f *completionFormat) next(ctx context.Context, o turnOptions) (turn, error
 	resp, err := f.a.llm.Generate(ctx, llm.GenerateRequest{
 		Model: f.a.opts.Model, Prompt: f.log, Raw: true, Schema: o.schemaOr(f.schema), Stop: completionStops,
 		NumPredict: replyTokens, NumCtx: f.a.opts.NumCtx, Temperature: o.temperature,
+		Logprobs: f.a.action, // the confidence of an answer written from the query's result (resultAnswer)
 	})
 	if err != nil {
 		return turn{}, err

@@ -35,6 +35,10 @@ type GenerateRequest struct {
 	// repeat and ends with DoneRepeat (see Usage.RepeatStopped for what
 	// such a call counts).
 	StopAtRepeatedLine bool
+	// Logprobs asks the server for the log probability of each token of
+	// the reply (ChatResponse.Logprobs), as the model gave it before any
+	// schema's grammar masked the choice.
+	Logprobs bool
 }
 
 // DoneRepeat is the DoneReason of a reply the client ended at a repeated
@@ -87,12 +91,14 @@ func (c *Client) Generate(ctx context.Context, req GenerateRequest) (ChatRespons
 	areq := &api.GenerateRequest{
 		Model: req.Model, Prompt: req.Prompt, Raw: req.Raw, Format: req.Schema, Stream: &stream,
 		KeepAlive: c.keepAliveFor(req.KeepAlive), Options: opts, Think: &api.ThinkValue{Value: req.Think},
+		Logprobs: req.Logprobs,
 	}
 	var out ChatResponse
 	host, err := c.do(ctx, "generate "+req.Model, func(e *endpoint) error {
 		var b strings.Builder
 		var m api.Metrics
 		var rw repeatWatch
+		var lps []float64
 		out = ChatResponse{}
 		done, parts := false, 0
 		gctx, guard := watch(ctx)
@@ -101,6 +107,9 @@ func (c *Client) Generate(ctx context.Context, req GenerateRequest) (ChatRespons
 		err := e.api.Generate(gctx, areq, func(r api.GenerateResponse) error {
 			parts++
 			b.WriteString(r.Response)
+			for _, lp := range r.Logprobs {
+				lps = append(lps, lp.Logprob)
+			}
 			if req.StopAtRepeatedLine && !rw.add(r.Response) {
 				stop() // the server stops generating when the request goes
 				return errRepeat
@@ -111,7 +120,7 @@ func (c *Client) Generate(ctx context.Context, req GenerateRequest) (ChatRespons
 			}
 			return nil
 		})
-		out.Content = b.String()
+		out.Content, out.Logprobs = b.String(), lps
 		if errors.Is(err, errRepeat) {
 			// No final message, so no counts from the server: the
 			// completion is the pieces that came (Ollama streams one

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -112,6 +113,33 @@ func TestClient_GenerateRawIntegration(t *testing.T) {
 	}
 	if resp.CompletionTokens == 0 || resp.PromptTokens == 0 || strings.Contains(resp.Content, "\n") {
 		t.Errorf("continuation %+v: want tokens counted and the stop sequence honoured", resp)
+	}
+}
+
+// TestGenerateIntegration_Logprobs: the real server gives one log
+// probability a token of the reply when asked, none when not.
+func TestGenerateIntegration_Logprobs(t *testing.T) {
+	c := integration(t)
+	req := GenerateRequest{
+		Model: ChatModelForTests, Raw: true, NumPredict: 8, Stop: []string{"\n"}, Logprobs: true,
+		Prompt: "Capital cities.\nFrance: Paris\nItaly: Rome\nSpain:",
+	}
+	resp, err := c.Generate(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The server counts the stop sequence's token too, and gives it none.
+	if len(resp.Logprobs) == 0 || len(resp.Logprobs) > resp.CompletionTokens {
+		t.Fatalf("%d log probabilities for %d reply tokens (%q)", len(resp.Logprobs), resp.CompletionTokens, resp.Content)
+	}
+	for i, lp := range resp.Logprobs {
+		if lp > 0 || math.IsNaN(lp) {
+			t.Errorf("token %d: log probability %v", i, lp)
+		}
+	}
+	req.Logprobs = false
+	if resp, err = c.Generate(context.Background(), req); err != nil || resp.Logprobs != nil {
+		t.Errorf("not asked: log probabilities %v, err %v", resp.Logprobs, err)
 	}
 }
 

@@ -246,6 +246,10 @@ type ChatResponse struct {
 	// prompt and writing the reply, as it reports them.
 	PromptDuration, EvalDuration time.Duration
 	ToolCalls                    []ToolCall // native tool calls, when the request offered Tools
+	// Logprobs are the log probabilities of the reply's tokens, when the
+	// request asked for them (GenerateRequest.Logprobs) and the server
+	// gave them; nil otherwise.
+	Logprobs []float64
 }
 
 // Chat sends one chat request and returns the whole reply.

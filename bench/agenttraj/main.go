@@ -328,6 +328,8 @@ func (q *questioner) trajectory(ctx context.Context, e sqlqa.Example) ([]turn, i
 		return nil, stageVerified, "the loop ended without the answer: " + failed(ans), nil
 	case len(q.or.turns) != len(plan):
 		return nil, stageVerified, "the loop took another number of turns than planned", nil
+	case q.o.action && ans.Steps[len(ans.Steps)-1].By != agent.StepByKgforge:
+		return nil, stageVerified, "the answer is not the one kgforge writes from the result", nil
 	}
 	for _, t := range q.or.turns {
 		if err := allows(t.schema, t.completion); err != nil {
@@ -409,7 +411,9 @@ func failed(ans agent.Answer) string {
 // plan is the oracle's actions for one question: with -look, ls and then
 // cat of each table the query reads (as the prompt's own example does),
 // then the typed query, then the answer with the result's values and,
-// where the result shows the base table's key, its rows as citations.
+// where the result shows the base table's key, its rows as citations;
+// for kgforge's action model (-action) no answer, which kgforge writes
+// from the query's result itself.
 func (q *questioner) plan(ctx context.Context, c conversion, rows [][]string, selectCall string) ([]string, string, error) {
 	var plan []string
 	add := func(tool string, args any) error {
@@ -428,12 +432,15 @@ func (q *questioner) plan(ctx context.Context, c conversion, rows [][]string, se
 		}
 	}
 	plan = append(plan, `{"tool":"select","args":`+selectCall+`}`)
-	ans := answerArgs{Answer: answerText(rows), Confidence: answerConfidence, Citations: q.citations(c, rows)}
+	ans := answerArgs{Answer: agent.ResultAnswerText(rows), Confidence: answerConfidence, Citations: q.citations(c, rows)}
 	if empty(rows) {
 		return nil, "the result's values are all empty", nil
 	}
 	if n := len([]rune(ans.Answer)); n > maxAnswerRunes {
 		return nil, fmt.Sprintf("answer over %d characters", maxAnswerRunes), nil
+	}
+	if q.o.action {
+		return plan, "", nil // kgforge writes the action model's answer from the result
 	}
 	if len(ans.Citations) > 0 {
 		aa := agent.AnswerArgs{Answer: ans.Answer, Confidence: ans.Confidence}

@@ -117,35 +117,11 @@ const maxAnswerRunes = 1000
 // maxCitations bounds the rows an answer cites.
 const maxCitations = 10
 
-// answerText writes result rows as the answer: one value as it is, one
-// column as a list, rows of several columns apart by "; ". Every word is
-// copied from the result the loop showed, so the answer is grounded.
-func answerText(rows [][]string) string {
-	if len(rows) == 0 {
-		return "No rows match."
-	}
-	parts := make([]string, len(rows))
-	for i, r := range rows {
-		parts[i] = strings.Join(r, ", ")
-	}
-	if len(rows[0]) == 1 {
-		return strings.Join(parts, ", ")
-	}
-	return strings.Join(parts, "; ")
-}
-
-// resultRows reads the text of a select result: the header, then one row
-// a line with cells apart by tabs. ok is false when the result was cut
-// or says rows were left out.
-func resultRows(out string) (rows [][]string, ok bool) {
-	lines := strings.Split(out, "\n")
-	for _, l := range lines[1:] {
-		if strings.HasPrefix(l, "… (") {
-			return nil, false
-		}
-		rows = append(rows, strings.Split(l, "\t"))
-	}
-	return rows, true
+// resultRows reads the text of a select result (agent.ResultRows, less
+// its header).
+func resultRows(out string) ([][]string, bool) {
+	_, rows, ok := agent.ResultRows(out)
+	return rows, ok
 }
 
 // cellText is a cell of a gold result as the agent's query tool shows

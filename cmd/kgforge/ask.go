@@ -137,10 +137,13 @@ func (p *askProgress) report(pr agent.Progress) {
 	if pr.Step.ErrorKind != "" {
 		result = pr.Step.ErrorKind
 	}
+	if pr.Step.By != "" {
+		result += ", written by " + pr.Step.By // the answer kgforge writes from the action model's query result
+	}
 	args := progressArgs(pr.Step.Args)
 	elapsed := pr.Elapsed.Round(100 * time.Millisecond)
 	if p.log != nil {
-		p.log.Info("ask call", "call", pr.Call, "budget", pr.Budget, "tool", pr.Step.Tool, "args", args, "result", result, "elapsed_ms", pr.Elapsed.Milliseconds())
+		p.log.Info("ask call", "call", pr.Call, "budget", pr.Budget, "tool", pr.Step.Tool, "args", args, "result", result, "by", pr.Step.By, "elapsed_ms", pr.Elapsed.Milliseconds())
 		return
 	}
 	if p.err == nil {

@@ -47,9 +47,14 @@ def prepare_agent(cfg, out):
             raise SystemExit(f"prepare: {src}/eval.jsonl holds database {r['set']}/{r['db']}, "
                              "which training/agent_split.json does not hold out")
     limit = d["max_tokens"]
+    # prepare.tools: train only the turns that call these tools (the action
+    # model's answer is written by kgforge from the query's result, so its
+    # answer turns teach it nothing it uses); all turns when unset.
+    tools = d.get("tools")
+    picked = [r for r in train if not tools or json.loads(r["completion"]).get("tool") in tools]
     keep = [{"source": r["set"], "db": r["db"], "id": f"{r['question_id']}#{r['turn']}",
              "prompt": r["prompt"], "completion": r["completion"]}
-            for r in train if approx_tokens(r["prompt"] + r["completion"]) <= limit]
+            for r in picked if approx_tokens(r["prompt"] + r["completion"]) <= limit]
     rng = random.Random(d["seed"])
     stream = []
     for _ in range(d.get("epochs", 1)):
@@ -61,7 +66,8 @@ def prepare_agent(cfg, out):
              "eval_agent.jsonl": write_jsonl(os.path.join(out, "eval_agent.jsonl"), evals)}
     sets = sorted({r["source"] for r in keep})
     return {"files": files, "epochs": d.get("epochs", 1), "pairs": len(keep), "train_sources": {s: sum(1 for r in keep if r["source"] == s) for s in sets},
-            "dropped_over_max_tokens": len(train) - len(keep),
+            "tools": tools or "all", "dropped_other_tools": len(train) - len(picked),
+            "dropped_over_max_tokens": len(picked) - len(keep),
             "train_databases": sorted({f"{r['source']}/{r['db']}" for r in keep}),
             "eval_databases": sorted({f"{r['set']}/{r['db']}" for r in evals}),
             "licences": {s: LICENCES[s] for s in LICENCES}}

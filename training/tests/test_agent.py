@@ -51,6 +51,20 @@ def test_prepare_epochs_pass_over_every_pair_once_each(tmp_path):
     assert sorted(ids[:6]) == sorted(ids[6:]) == sorted(f"q{i}#1" for i in range(6))
 
 
+def test_prepare_tools_keeps_only_the_turns_that_call_them(tmp_path):
+    (tmp_path / "traj").mkdir()
+    with open(tmp_path / "traj" / "train.jsonl", "w") as f:
+        for i, tool in enumerate(["select", "answer", "select", "answer"]):
+            f.write(json.dumps({"set": "spider", "db": "a", "question_id": f"q{i // 2}", "turn": i % 2 + 1,
+                                "prompt": "Question: q\nCall: ", "completion": json.dumps({"tool": tool, "args": {}})}) + "\n")
+    turns(tmp_path / "traj" / "eval.jsonl", [("spider", "h", "q9")])
+    cfg = config(tmp_path, {"spider": ["h"]})
+    cfg["prepare"]["tools"] = ["select"]
+    man = agent.prepare_agent(cfg, str(tmp_path / "data"))
+    kept = [json.loads(json.loads(l)["completion"])["tool"] for l in open(tmp_path / "data" / "train.jsonl")]
+    assert kept == ["select", "select"] and man["pairs"] == 2 and man["dropped_other_tools"] == 2
+
+
 def test_prepare_refuses_a_held_out_database_in_training(tmp_path):
     (tmp_path / "traj").mkdir()
     turns(tmp_path / "traj" / "train.jsonl", [("spider", "h", "q1")])

@@ -1,0 +1,139 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"slices"
+	"strings"
+
+	"kgforge/kg"
+)
+
+// StepByKgforge marks a call kgforge wrote (Step.By).
+const StepByKgforge = "kgforge"
+
+// maxResultCitations bounds the rows an answer written from a result cites.
+const maxResultCitations = 10
+
+// resultAnswer ends the question of kgforge's action model with the
+// result of its typed query: the model was trained to query once and then
+// answer with the result's values, so kgforge writes that answer itself
+// (ResultAnswerText) instead of having the model copy the values, which a
+// 270M model does with typos ("Kaeercy" for "Kearsley") that the answer's
+// grounding refuses. The answer cites the result's rows when the result
+// shows a key of the queried table and no aggregate or group; its
+// confidence is the model's own certainty of its query: the probability
+// of the least likely token of its reply (0 when the server gave none),
+// as the model gave it before the grammar masked its choice, so a token
+// the grammar forced on it counts as the doubt it was. It goes through the answer
+// tool like any answer (its citations checked and completed); a result
+// cut at its row limit is left to the model, as is an answer the tool
+// refuses. done reports whether the question ended.
+func (r *run) resultAnswer(ctx context.Context, args json.RawMessage, out string) (done bool, err error) {
+	header, rows, ok := ResultRows(out)
+	if !ok {
+		return false, nil
+	}
+	aa := AnswerArgs{Answer: ResultAnswerText(rows), Confidence: leastProbability(r.logprobs)}
+	var c selectCall
+	if json.Unmarshal(args, &c) == nil && c.Aggregate == nil && len(c.GroupBy) == 0 {
+		aa.Citations = r.rowCitations(c.Table, header, rows)
+	}
+	for {
+		raw, err := json.Marshal(aa)
+		if err != nil {
+			return false, err
+		}
+		res, err := r.a.tools.Call(ctx, ToolAnswer, raw)
+		if ce := (*CallError)(nil); errors.As(err, &ce) {
+			if len(aa.Citations) > 0 {
+				aa.Citations = nil // a row the tool cannot find: cite nothing rather than a row it refuses
+				continue
+			}
+			return false, nil
+		} else if err != nil {
+			return false, err
+		}
+		var checked AnswerArgs
+		if json.Unmarshal([]byte(res), &checked) != nil || checked.Answer == "" {
+			checked = aa
+		}
+		r.ans.Text, r.ans.Citations, r.ans.Confidence, r.ans.Answered = checked.Answer, checked.Citations, checked.Confidence, true
+		r.record(Step{Tool: ToolAnswer, Args: raw, By: StepByKgforge})
+		return true, nil
+	}
+}
+
+// rowCitations cites the rows of a result of table that shows one of the
+// table's keys: {"kind":"row","id":KEY,"table":TABLE} per distinct key,
+// at most maxResultCitations; nil when the result shows no key.
+func (r *run) rowCitations(table string, header []string, rows [][]string) []Citation {
+	data, err := r.a.tools.b.Tables()
+	if err != nil {
+		return nil
+	}
+	i := slices.IndexFunc(data, func(t kg.Table) bool { return t.Name == table })
+	if i < 0 {
+		return nil
+	}
+	col := slices.IndexFunc(header, func(h string) bool { return slices.Contains(data[i].PrimaryKeys, h) })
+	if col < 0 {
+		return nil
+	}
+	var out []Citation
+	for _, row := range rows {
+		if len(out) == maxResultCitations {
+			break
+		}
+		if col < len(row) && row[col] != "" && !slices.ContainsFunc(out, func(c Citation) bool { return c.ID == row[col] }) {
+			out = append(out, Citation{Kind: "row", ID: row[col], Table: table})
+		}
+	}
+	return out
+}
+
+// leastProbability is the least of the probabilities whose logs are lps;
+// 0 for none.
+func leastProbability(lps []float64) float64 {
+	if len(lps) == 0 {
+		return 0
+	}
+	return math.Exp(slices.Min(lps))
+}
+
+// ResultRows reads the text of a select or query result: the header, then
+// one row a line with its cells apart by tabs. ok is false when the result
+// was cut at its row limit (a line "… (first N rows; …)") or has no header.
+func ResultRows(out string) (header []string, rows [][]string, ok bool) {
+	lines := strings.Split(out, "\n")
+	if len(lines) == 0 || lines[0] == "" {
+		return nil, nil, false
+	}
+	for _, l := range lines[1:] {
+		if strings.HasPrefix(l, "… (") {
+			return nil, nil, false
+		}
+		rows = append(rows, strings.Split(l, "\t"))
+	}
+	return strings.Split(lines[0], "\t"), rows, true
+}
+
+// ResultAnswerText writes result rows as an answer: one value as it is,
+// one column as a list apart by ", ", rows of several columns apart by
+// "; " with their cells apart by ", "; "No rows match." for none. Every
+// word is the result's, so the answer is grounded.
+func ResultAnswerText(rows [][]string) string {
+	if len(rows) == 0 {
+		return "No rows match."
+	}
+	parts := make([]string, len(rows))
+	for i, r := range rows {
+		parts[i] = strings.Join(r, ", ")
+	}
+	if len(rows[0]) == 1 {
+		return strings.Join(parts, ", ")
+	}
+	return strings.Join(parts, "; ")
+}
