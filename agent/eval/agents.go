@@ -104,7 +104,7 @@ func bundleContext(ctx context.Context, b *bundle.Bundle, o agent.Options) (_ st
 // outcomeOf reads the harness's outcome from the loop's answer: every step
 // but a successful answer is a tool call.
 func outcomeOf(ans agent.Answer) Outcome {
-	o := Outcome{Answer: ans.Text, Answered: ans.Answered, Tokens: ans.Tokens}
+	o := Outcome{Answer: ans.Text, Answered: ans.Answered, Tokens: ans.Tokens, Confidence: ans.Confidence}
 	for _, s := range ans.Steps {
 		if s.Tool == agent.ToolAnswer && s.ErrorKind == "" {
 			continue

@@ -51,6 +51,16 @@ type Summary struct {
 	Uncounted int                  `json:"uncounted_turns"`
 	ByTool    map[string]ToolStats `json:"by_tool"`
 	ByFailure map[string]int       `json:"by_failure"` // failed calls by kind, and FailBudget by questions
+	// Seconds is the mean and MaxSeconds the longest wall time of a
+	// question, errors left out.
+	Seconds    float64 `json:"seconds"`
+	MaxSeconds float64 `json:"max_seconds"`
+	// ConfidenceRight and ConfidenceWrong are the mean confidence of the
+	// answers scored right and of those scored wrong (questions answered
+	// within the budget only; 0 when there are none): a confidence that
+	// means something is higher on the right ones.
+	ConfidenceRight float64 `json:"confidence_right"`
+	ConfidenceWrong float64 `json:"confidence_wrong"`
 }
 
 // ToolStats counts one tool's calls.
@@ -100,7 +110,7 @@ func Summarize(results []Result, seed uint64) Report {
 
 func summarize(agent string, questions []string, byQ map[string]Result) Summary {
 	s := Summary{Agent: agent, ByTool: map[string]ToolStats{}, ByFailure: map[string]int{}}
-	calls, failed := 0, 0
+	calls, failed, right, wrong := 0, 0, 0, 0
 	for _, q := range questions {
 		r, ok := byQ[q]
 		if !ok || r.Error != "" {
@@ -131,6 +141,17 @@ func summarize(agent string, questions []string, byQ map[string]Result) Summary 
 		if hadFail {
 			s.WithFailed++
 		}
+		s.Seconds += r.Seconds
+		s.MaxSeconds = max(s.MaxSeconds, r.Seconds)
+		if r.Outcome.Answered {
+			if r.Verdict.Correct {
+				right++
+				s.ConfidenceRight += r.Outcome.Confidence
+			} else {
+				wrong++
+				s.ConfidenceWrong += r.Outcome.Confidence
+			}
+		}
 		s.UniqueInput += float64(r.Outcome.Tokens.UniqueInput)
 		s.Prompt += float64(r.Outcome.Tokens.Prompt)
 		s.Turns += r.Outcome.Tokens.Turns
@@ -144,6 +165,15 @@ func summarize(agent string, questions []string, byQ map[string]Result) Summary 
 	}
 	s.UniqueInput /= n
 	s.Prompt /= n
+	if s.Answered > 0 {
+		s.Seconds /= float64(s.Answered)
+	}
+	if right > 0 {
+		s.ConfidenceRight /= float64(right)
+	}
+	if wrong > 0 {
+		s.ConfidenceWrong /= float64(wrong)
+	}
 	return s
 }
 
@@ -211,10 +241,10 @@ func (r Report) WriteTable(w io.Writer) error {
 	fmt.Fprintf(&b, "set %s, model %s, %d questions, %s\n\n", r.Set, r.Model, r.Questions, r.Date)
 	// A strings.Builder never fails a write: the tabwriter's are not checked.
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	_, _ = fmt.Fprintln(tw, "agent\taccuracy\t95% CI\ttool calls/q\tfailed calls\tq with failed call\tbudget spent\terrors\tunique input tokens/q\tturns (uncounted)")
+	_, _ = fmt.Fprintln(tw, "agent\taccuracy\t95% CI\ttool calls/q\tfailed calls\tq with failed call\tbudget spent\terrors\tunique input tokens/q\tturns (uncounted)\ts/q (max)\tconfidence right / wrong")
 	for _, s := range r.Agents {
-		_, _ = fmt.Fprintf(tw, "%s\t%.1f %%\t%.1f–%.1f\t%.1f\t%.1f %%\t%d\t%d\t%d\t%.0f\t%d (%d)\n", s.Agent, 100*s.Accuracy, 100*s.CI[0], 100*s.CI[1],
-			s.MeanCalls, 100*s.FailedRate, s.WithFailed, s.Budget, s.Errors, s.UniqueInput, s.Turns, s.Uncounted)
+		_, _ = fmt.Fprintf(tw, "%s\t%.1f %%\t%.1f–%.1f\t%.1f\t%.1f %%\t%d\t%d\t%d\t%.0f\t%d (%d)\t%.1f (%.1f)\t%.2f / %.2f\n", s.Agent, 100*s.Accuracy, 100*s.CI[0], 100*s.CI[1],
+			s.MeanCalls, 100*s.FailedRate, s.WithFailed, s.Budget, s.Errors, s.UniqueInput, s.Turns, s.Uncounted, s.Seconds, s.MaxSeconds, s.ConfidenceRight, s.ConfidenceWrong)
 	}
 	_ = tw.Flush()
 	if len(r.Pairs) > 0 {

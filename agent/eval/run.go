@@ -24,6 +24,9 @@ type Outcome struct {
 	Answered bool         `json:"answered"` // false when the budget ran out first
 	Calls    []Call       `json:"calls"`    // tool calls, in order, the answer not among them
 	Tokens   agent.Tokens `json:"tokens"`   // unique input tokens counted as the paper does
+	// Confidence is the answer's confidence, as the answer gave it (0
+	// without an answer).
+	Confidence float64 `json:"confidence"`
 }
 
 // Call is one tool call of an agent.

@@ -162,7 +162,11 @@ func TestNewAgents_RefusesAnUnknownAgent(t *testing.T) {
 
 func TestSummarize_AccuracyFailuresAndPairedBootstrap(t *testing.T) {
 	res := func(q, a string, correct bool, calls ...Call) Result {
-		return Result{Question: q, Agent: a, Verdict: Verdict{Correct: correct}, Outcome: Outcome{Answered: true, Calls: calls, Tokens: agent.Tokens{UniqueInput: 100}}}
+		conf := 0.2
+		if correct {
+			conf = 0.8
+		}
+		return Result{Question: q, Agent: a, Verdict: Verdict{Correct: correct}, Seconds: 2, Outcome: Outcome{Answered: true, Calls: calls, Tokens: agent.Tokens{UniqueInput: 100}, Confidence: conf}}
 	}
 	ok := Call{Tool: "query"}
 	bad := Call{Tool: "query", Fail: FailSQL}
@@ -183,6 +187,12 @@ func TestSummarize_AccuracyFailuresAndPairedBootstrap(t *testing.T) {
 	}
 	if a.Turns != 3 || a.Uncounted != 1 {
 		t.Errorf("agent a's turns: %d, %d uncounted", a.Turns, a.Uncounted)
+	}
+	if a.Seconds != 2 || a.MaxSeconds != 2 || math.Abs(a.ConfidenceRight-0.8) > 1e-9 || a.ConfidenceWrong != 0.2 {
+		t.Errorf("agent a's time and confidence: %+v", a)
+	}
+	if c.ConfidenceRight != 0 || c.ConfidenceWrong != 0.2 { // c's one right answer ran out of budget
+		t.Errorf("agent c's confidence: right %v, wrong %v", c.ConfidenceRight, c.ConfidenceWrong)
 	}
 	if c.Budget != 1 || c.ByFailure[FailBudget] != 1 {
 		t.Errorf("agent c's budget: %+v", c)
@@ -206,7 +216,7 @@ func TestSummarize_AccuracyFailuresAndPairedBootstrap(t *testing.T) {
 	if err := rep.WriteTable(&out); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"a  ", "60.0 %", "a − c: +40.0 points", "query 8 (4 failed)", "sql_error 4", "budget 1", "3 (1)"} {
+	for _, want := range []string{"a  ", "60.0 %", "a − c: +40.0 points", "query 8 (4 failed)", "sql_error 4", "budget 1", "3 (1)", "2.0 (2.0)", "0.80 / 0.20", "0.00 / 0.20"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}
