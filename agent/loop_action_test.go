@@ -77,6 +77,37 @@ func TestAgentActionModel_KgforgeAnswersWithTheQueryResult(t *testing.T) {
 	}
 }
 
+// TestAgentActionModel_CitesTheRowsByTheirKey: the answer kgforge writes
+// cites the rows it rests on, by a key of their table the result shows
+// (the demo's question: a supplier's name is a key of suppliers), or, when
+// the result shows none, by the key kgforge looks up with the same query.
+func TestAgentActionModel_CitesTheRowsByTheirKey(t *testing.T) {
+	for _, c := range []struct {
+		question, call, answer string
+		ids                    []string
+	}{
+		{"Which supplier supplies the battery pack?", `{"table":"suppliers","columns":["name"],"where":[{"column":"parts.name","op":"contains","value":"battery pack"}]}`, "Lumen Cell Systems", []string{"Lumen Cell Systems", "S005"}},
+		{"What is the rating of the battery pack's supplier?", `{"table":"suppliers","columns":["rating"],"where":[{"column":"parts.name","op":"contains","value":"battery pack"}]}`, "4.5", []string{"S005"}},
+	} {
+		m := script(actionModel, `{"tool":"select","args":`+c.call+`}`)
+		a, err := New(context.Background(), m, exampleBundle(t), Options{Model: "m"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = a.Close() })
+		ans, err := a.Ask(context.Background(), c.question)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ans.Answered || ans.Text != c.answer || len(ans.Steps) != 2 {
+			t.Fatalf("%s: answer %+v", c.question, ans)
+		}
+		if len(ans.Citations) != 1 || ans.Citations[0].Kind != "row" || ans.Citations[0].Table != "suppliers" || !slices.Contains(c.ids, ans.Citations[0].ID) {
+			t.Errorf("%s: citations %+v, want the row of Lumen Cell Systems (%v)", c.question, ans.Citations, c.ids)
+		}
+	}
+}
+
 func TestResultRowsAndText(t *testing.T) {
 	h, rows, ok := ResultRows("name\tn\nKestrel Alloys\t2\nLumen\t1")
 	if !ok || !slices.Equal(h, []string{"name", "n"}) || len(rows) != 2 || ResultAnswerText(rows) != "Kestrel Alloys, 2; Lumen, 1" {

@@ -22,15 +22,15 @@ const maxResultCitations = 10
 // answer with the result's values, so kgforge writes that answer itself
 // (ResultAnswerText) instead of having the model copy the values, which a
 // 270M model does with typos ("Kaeercy" for "Kearsley") that the answer's
-// grounding refuses. The answer cites the result's rows when the result
-// shows a key of the queried table and no aggregate or group; its
-// confidence is the model's own certainty of its query: the probability
-// of the least likely token of its reply (0 when the server gave none),
-// as the model gave it before the grammar masked its choice, so a token
-// the grammar forced on it counts as the doubt it was. It goes through the answer
-// tool like any answer (its citations checked and completed); a result
-// cut at its row limit is left to the model, as is an answer the tool
-// refuses. done reports whether the question ended.
+// grounding refuses. A result of the queried table's rows (no aggregate
+// or group) cites them by the table's key (rowCitations). The confidence
+// is the model's own certainty of its query: the probability of the least
+// likely token of its reply (0 when the server gave none), as the model
+// gave it before the grammar masked its choice, so a token the grammar
+// forced on it counts as the doubt it was. The answer goes through the
+// answer tool like any answer (its citations checked and completed); a
+// result cut at its row limit is left to the model, as is an answer the
+// tool refuses. done reports whether the question ended.
 func (r *run) resultAnswer(ctx context.Context, args json.RawMessage, out string) (done bool, err error) {
 	header, rows, ok := ResultRows(out)
 	if !ok {
@@ -38,8 +38,10 @@ func (r *run) resultAnswer(ctx context.Context, args json.RawMessage, out string
 	}
 	aa := AnswerArgs{Answer: ResultAnswerText(rows), Confidence: leastProbability(r.logprobs)}
 	var c selectCall
-	if json.Unmarshal(args, &c) == nil && c.Aggregate == nil && len(c.GroupBy) == 0 {
-		aa.Citations = r.rowCitations(c.Table, header, rows)
+	if json.Unmarshal(args, &c) == nil && c.Aggregate == nil && len(c.GroupBy) == 0 && len(rows) > 0 {
+		if aa.Citations, err = r.rowCitations(ctx, c.Table, args, header, rows); err != nil {
+			return false, err
+		}
 	}
 	for {
 		raw, err := json.Marshal(aa)
@@ -66,32 +68,56 @@ func (r *run) resultAnswer(ctx context.Context, args json.RawMessage, out string
 	}
 }
 
-// rowCitations cites the rows of a result of table that shows one of the
-// table's keys: {"kind":"row","id":KEY,"table":TABLE} per distinct key,
-// at most maxResultCitations; nil when the result shows no key.
-func (r *run) rowCitations(table string, header []string, rows [][]string) []Citation {
+// rowCitations cites the rows of a result of table by the table's key:
+// {"kind":"row","id":KEY,"table":TABLE} per distinct key, at most
+// maxResultCitations. When the result does not show the key, the same
+// query is run again with the key as its first column (not a step of the
+// model's: kgforge's own look-up, in the same sandbox) and those rows are
+// cited. nil when the table has no key or that query fails.
+func (r *run) rowCitations(ctx context.Context, table string, args json.RawMessage, header []string, rows [][]string) ([]Citation, error) {
 	data, err := r.a.tools.b.Tables()
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	i := slices.IndexFunc(data, func(t kg.Table) bool { return t.Name == table })
-	if i < 0 {
-		return nil
+	if i < 0 || len(data[i].PrimaryKeys) == 0 {
+		return nil, nil
 	}
 	col := slices.IndexFunc(header, func(h string) bool { return slices.Contains(data[i].PrimaryKeys, h) })
 	if col < 0 {
-		return nil
+		var m map[string]any
+		if json.Unmarshal(args, &m) != nil {
+			return nil, nil
+		}
+		key := data[i].PrimaryKeys[0]
+		cols, _ := m["columns"].([]any)
+		m["columns"] = append([]any{key}, cols...)
+		again, err := json.Marshal(m)
+		if err != nil {
+			return nil, err
+		}
+		out, err := r.a.tools.Call(ctx, ToolSelect, again)
+		if ce := (*CallError)(nil); errors.As(err, &ce) {
+			return nil, nil
+		} else if err != nil {
+			return nil, err
+		}
+		var ok bool
+		if header, rows, ok = ResultRows(out); !ok || len(header) == 0 || header[0] != key {
+			return nil, nil
+		}
+		col = 0
 	}
-	var out []Citation
+	var cites []Citation
 	for _, row := range rows {
-		if len(out) == maxResultCitations {
+		if len(cites) == maxResultCitations {
 			break
 		}
-		if col < len(row) && row[col] != "" && !slices.ContainsFunc(out, func(c Citation) bool { return c.ID == row[col] }) {
-			out = append(out, Citation{Kind: "row", ID: row[col], Table: table})
+		if col < len(row) && row[col] != "" && !slices.ContainsFunc(cites, func(c Citation) bool { return c.ID == row[col] }) {
+			cites = append(cites, Citation{Kind: "row", ID: row[col], Table: table})
 		}
 	}
-	return out
+	return cites, nil
 }
 
 // leastProbability is the least of the probabilities whose logs are lps;
