@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -22,6 +24,7 @@ type options struct {
 	configs, out     string
 	cache, host      string
 	resolve          bool
+	memprofile       string
 }
 
 // record is one measured phase or configuration, written as a JSON line.
@@ -50,6 +53,7 @@ func main() {
 	flag.StringVar(&o.host, "host", "", "Ollama server for -ollama (empty: OLLAMA_HOST)")
 	flag.IntVar(&samples, "samples", 0, "print this many clusters that join two bases (stderr)")
 	flag.StringVar(&o.out, "out", "", "append one JSON line per record to this file")
+	flag.StringVar(&o.memprofile, "memprofile", "", "write the heap profile at the largest heap in use seen (checked every 0.5 s) to this file: what the peak is made of")
 	flag.Parse()
 	if err := run(context.Background(), o); err != nil {
 		fmt.Fprintln(os.Stderr, "million:", err)
@@ -59,6 +63,13 @@ func main() {
 
 func run(ctx context.Context, o options) error {
 	emit(o.out, record{Phase: "start", Note: uptime()})
+	if o.memprofile != "" {
+		stop, err := peakProfile(o.memprofile, 500*time.Millisecond)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	start := time.Now()
 	ents := generate(o.n, o.dup, o.seed)
 	names := make([]string, len(ents))
@@ -194,4 +205,43 @@ func openCache(dir string) (consolidate.Cache, error) {
 		return nil, nil
 	}
 	return stages.OpenDiskCache(dir)
+}
+
+// peakProfile writes the heap profile to path each time the heap in use
+// reaches a new maximum, checked every interval, until stop: the file then
+// holds what the largest heap was made of (as of the garbage collection
+// before it, as heap profiles are).
+func peakProfile(path string, interval time.Duration) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("-memprofile: %w", err)
+	}
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		var peak uint64
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+			}
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			if m.HeapInuse <= peak {
+				continue
+			}
+			peak = m.HeapInuse
+			if _, err := f.Seek(0, 0); err == nil && f.Truncate(0) == nil {
+				_ = pprof.WriteHeapProfile(f) // a dev tool: a failed write leaves the previous profile
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
+		_ = f.Close()
+	}, nil
 }
