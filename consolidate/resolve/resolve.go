@@ -263,7 +263,7 @@ type resolver struct {
 	ents   []Entity
 	feat   []features
 	dim    int
-	vecs   []float32 // n×dim unit vectors; a row of zeros where hasVec is false
+	vecs   [][]float32 // unit vectors, nil where hasVec is false: the entity's own when it is one, else a normalised copy
 	hasVec []bool
 	compat compatibility
 
@@ -321,14 +321,25 @@ func newResolver(entities []Entity, cfg Config, keys keySet) (*resolver, error) 
 		return nil, err
 	}
 	n := len(r.ents)
-	r.vecs = make([]float32, n*r.dim)
+	r.vecs = make([][]float32, n)
 	r.hasVec = make([]bool, n)
 	for i, e := range r.ents {
 		if len(e.Vector) == 0 {
 			continue
 		}
-		if err := normalizeInto(r.vecs[i*r.dim:(i+1)*r.dim], e.Vector); err != nil {
+		unit, err := isUnit(e.Vector)
+		if err != nil {
 			errs = append(errs, fmt.Errorf("resolve entity %s: %w", e.Key, err))
+			continue
+		}
+		// A vector of unit length already (an embedder that writes unit
+		// vectors) is read where it is, not copied: the same cosines to
+		// float32's precision in half the memory. Resolve only reads it.
+		if unit {
+			r.vecs[i] = e.Vector
+		} else {
+			r.vecs[i] = make([]float32, len(e.Vector))
+			_ = normalizeInto(r.vecs[i], e.Vector) // isUnit checked it
 		}
 		r.hasVec[i] = true
 	}
@@ -375,7 +386,7 @@ func (r *resolver) usesScore() bool {
 }
 
 // vec returns entity i's unit vector.
-func (r *resolver) vec(i int) []float32 { return r.vecs[i*r.dim : (i+1)*r.dim] }
+func (r *resolver) vec(i int) []float32 { return r.vecs[i] }
 
 // cosine returns the cosine of entities i and j and whether both have vectors.
 func (r *resolver) cosine(i, j int) (float64, bool) {

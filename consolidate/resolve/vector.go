@@ -15,6 +15,24 @@ import (
 // on 384 dimensions.
 func dot(a, b []float32) float32 { return 1 - hnsw.CosineDistance(a, b) }
 
+// unitTolerance is how far from 1 a vector's squared length may be and
+// the vector still be read as a unit vector: float32's own rounding of a
+// normalised vector of a few hundred dimensions.
+const unitTolerance = 1e-5
+
+// isUnit reports whether v has unit length (within unitTolerance); an
+// error for a zero or non-finite vector, as normalizeInto's.
+func isUnit(v []float32) (bool, error) {
+	var sum float64
+	for _, x := range v {
+		sum += float64(x) * float64(x)
+	}
+	if sum == 0 || math.IsNaN(sum) || math.IsInf(sum, 0) {
+		return false, errors.New("vector is zero or not finite")
+	}
+	return math.Abs(sum-1) <= unitTolerance, nil
+}
+
 // normalizeInto writes v scaled to unit length into dst.
 func normalizeInto(dst, v []float32) error {
 	var sum float64
