@@ -317,16 +317,40 @@ func (r *resolver) topK(out []cand, i int32, ns []neighbour) []cand {
 // into the cache is used tileSize times before it leaves.
 const tileSize = 96
 
-// hit is a pair of positions in a group with its cosine.
-type hit struct {
-	a, b int32
-	c    float32
+// tops is one worker's best neighbours of each member of a group, by
+// position, each list at most K long and in the order of better: the
+// best K of every pair the worker compared, kept as they come instead of
+// holding every pair (a million names have some hundred million pairs
+// over Floor), so a list holds exactly what sorting them all would keep.
+type tops struct {
+	k     int
+	lists [][]neighbour
 }
 
-// compare appends to hits every pair (x, y) of positions in m, x from xs
-// and y from ys, of compatible types and cosine ≥ Low; with triangle it
-// takes only x < y (xs and ys being the same tile), and it skips x == y.
-func (r *resolver) compare(hits []hit, m, xs, ys []int32, triangle bool, low float32) []hit {
+func newTops(n, k int) *tops { return &tops{k: k, lists: make([][]neighbour, n)} }
+
+// add offers neighbour nb to the list of position x.
+func (t *tops) add(x int32, nb neighbour) {
+	l := t.lists[x]
+	if len(l) == t.k && better(nb, l[t.k-1]) >= 0 {
+		return
+	}
+	if l == nil {
+		l = make([]neighbour, 0, t.k+1)
+	}
+	pos, _ := slices.BinarySearchFunc(l, nb, better)
+	l = slices.Insert(l, pos, nb)
+	if len(l) > t.k {
+		l = l[:t.k]
+	}
+	t.lists[x] = l
+}
+
+// compare offers every pair (x, y) of positions in m, x from xs and y
+// from ys, of compatible types and cosine ≥ Low, to x's list, and with
+// both to y's too; with triangle it takes only x < y (xs and ys being the
+// same tile), and it skips x == y.
+func (r *resolver) compare(t *tops, m, xs, ys []int32, triangle, both bool, low float32) {
 	for k, x := range xs {
 		i := int(m[x])
 		vi := r.vec(i)
@@ -340,27 +364,27 @@ func (r *resolver) compare(hits []hit, m, xs, ys []int32, triangle bool, low flo
 				continue
 			}
 			if c := dot(vi, r.vec(j)); c >= low {
-				hits = append(hits, hit{a: x, b: y, c: c})
+				t.add(x, neighbour{j: m[y], c: c})
+				if both {
+					t.add(y, neighbour{j: m[x], c: c})
+				}
 			}
 		}
 	}
-	return hits
 }
 
-// neighbours turns hits into each member's best K neighbours, as pairs;
-// with both, a hit counts for its two ends, else for a only.
-func (r *resolver) neighbours(m []int32, hits [][]hit, both bool) []cand {
-	lists := make([][]neighbour, len(m))
-	for _, hs := range hits {
-		for _, h := range hs {
-			lists[h.a] = append(lists[h.a], neighbour{j: m[h.b], c: h.c})
-			if both {
-				lists[h.b] = append(lists[h.b], neighbour{j: m[h.a], c: h.c})
+// neighbours turns the workers' lists into each member's best K
+// neighbours, as pairs.
+func (r *resolver) neighbours(m []int32, workers []*tops) []cand {
+	var out []cand
+	var ns []neighbour
+	for a := range m {
+		ns = ns[:0]
+		for _, t := range workers {
+			if t != nil {
+				ns = append(ns, t.lists[a]...)
 			}
 		}
-	}
-	var out []cand
-	for a, ns := range lists {
 		out = r.topK(out, m[a], ns)
 	}
 	return out
@@ -402,19 +426,22 @@ func (r *resolver) exact(ctx context.Context, m []int32) ([]cand, error) {
 	if len(m) <= smallGroup {
 		low = -2
 	}
-	hits := make([][]hit, r.cfg.Workers)
+	workers := make([]*tops, r.cfg.Workers)
 	parallelChunks(len(tasks), r.cfg.Workers, 4, func(w, lo, hi int) {
 		if ctx.Err() != nil {
 			return
 		}
+		if workers[w] == nil {
+			workers[w] = newTops(len(m), r.cfg.K)
+		}
 		for _, t := range tasks[lo:hi] {
-			hits[w] = r.compare(hits[w], m, ts[t.a], ts[t.b], t.a == t.b, low)
+			r.compare(workers[w], m, ts[t.a], ts[t.b], t.a == t.b, true, low)
 		}
 	})
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("resolve: compare %d entities: %w", len(m), ctx.Err())
 	}
-	return r.neighbours(m, hits, true), nil
+	return r.neighbours(m, workers), nil
 }
 
 // indexed finds neighbours in an HNSW index of the group's members. The

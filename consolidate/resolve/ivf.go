@@ -55,8 +55,11 @@ func (r *resolver) ivf(ctx context.Context, m []int32) ([]cand, error) {
 			probing[c] = append(probing[c], int32(k))
 		}
 	}
-	hits := make([][]hit, r.cfg.Workers)
+	workers := make([]*tops, r.cfg.Workers)
 	parallelChunks(cells, r.cfg.Workers, 1, func(w, lo, hi int) {
+		if workers[w] == nil {
+			workers[w] = newTops(len(m), r.cfg.K)
+		}
 		for c := lo; c < hi; c++ {
 			if ctx.Err() != nil {
 				return
@@ -64,7 +67,7 @@ func (r *resolver) ivf(ctx context.Context, m []int32) ([]cand, error) {
 			for q := 0; q < len(probing[c]); q += tileSize {
 				xs := probing[c][q:min(q+tileSize, len(probing[c]))]
 				for h := 0; h < len(home[c]); h += tileSize {
-					hits[w] = r.compare(hits[w], m, xs, home[c][h:min(h+tileSize, len(home[c]))], false, float32(r.cfg.Floor))
+					r.compare(workers[w], m, xs, home[c][h:min(h+tileSize, len(home[c]))], false, false, float32(r.cfg.Floor))
 				}
 			}
 		}
@@ -72,7 +75,7 @@ func (r *resolver) ivf(ctx context.Context, m []int32) ([]cand, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("resolve: search %d entities in %d cells: %w", n, cells, err)
 	}
-	return r.neighbours(m, hits, false), nil
+	return r.neighbours(m, workers), nil
 }
 
 // train returns cells unit centroids of spherical k-means over an evenly
