@@ -234,16 +234,19 @@ func (r *resolver) values(i, j int, keys keyKind, cosine float64) []float64 {
 	return x
 }
 
-// addSignals sets the pair's Values, its Score when scored (the pair is
+// addSignals sets the pair's Values and Score when scored (the pair is
 // decided by the calibrated score), and lists the second signals that
 // agree.
 func (r *resolver) addSignals(p *Pair, i, j int, keys keyKind, scored bool) {
 	x := r.values(i, j, keys, p.Cosine)
-	p.Values = make(map[Signal]float64, len(x))
-	for k, f := range Features {
-		p.Values[f] = x[k]
-	}
 	if scored {
+		// The values only where a score was computed from them: a map a
+		// pair is most of a pair's memory, and a million names have
+		// millions of uncertain pairs.
+		p.Values = make(map[Signal]float64, len(x))
+		for k, f := range Features {
+			p.Values[f] = x[k]
+		}
 		p.Score = r.model.Score(x)
 	}
 	for _, s := range []struct {
