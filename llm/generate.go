@@ -30,10 +30,11 @@ type GenerateRequest struct {
 	KeepAlive   time.Duration // 0 means the client's Options.KeepAlive
 	// StopAtRepeatedLine ends the continuation where it starts a line it
 	// has already written whole: a small model at temperature 0 that
-	// repeats a line repeats it until the bound. The reply is streamed
-	// and the client closes it there; it then holds the lines before the
-	// repeat and ends with DoneRepeat (see Usage.RepeatStopped for what
-	// such a call counts).
+	// repeats a line repeats it until the bound. The reply is streamed;
+	// it holds the lines before the repeat and ends with DoneRepeat. The
+	// client reads the stream to its end rather than closing it at the
+	// repeat (see Generate for why), so such a call costs the server as
+	// much as one without the option, and is counted with its tokens.
 	StopAtRepeatedLine bool
 	// Logprobs asks the server for the log probability of each token of
 	// the reply (ChatResponse.Logprobs), as the model gave it before any
@@ -44,9 +45,6 @@ type GenerateRequest struct {
 // DoneRepeat is the DoneReason of a reply the client ended at a repeated
 // line (GenerateRequest.StopAtRepeatedLine): every line it holds is whole.
 const DoneRepeat = "repeat"
-
-// errRepeat ends a streamed reply at a repeated line.
-var errRepeat = errors.New("repeated line")
 
 // repeatWatch follows a streamed reply line by line: add returns false at
 // the first whole line (ended by a newline, not blank) that an earlier one
@@ -100,39 +98,45 @@ func (c *Client) Generate(ctx context.Context, req GenerateRequest) (ChatRespons
 		var rw repeatWatch
 		var lps []float64
 		out = ChatResponse{}
-		done, parts := false, 0
+		done, parts, repeated := false, 0, false
 		gctx, guard := watch(ctx)
-		gctx, stop := context.WithCancel(gctx)
-		defer stop()
 		err := e.api.Generate(gctx, areq, func(r api.GenerateResponse) error {
 			parts++
-			b.WriteString(r.Response)
-			for _, lp := range r.Logprobs {
-				lps = append(lps, lp.Logprob)
-			}
-			if req.StopAtRepeatedLine && !rw.add(r.Response) {
-				stop() // the server stops generating when the request goes
-				return errRepeat
-			}
 			if r.Done {
 				done, m = true, r.Metrics
 				final(&out, r.DoneReason, m)
 			}
+			if repeated {
+				return nil // past the repeat: read on, keep nothing
+			}
+			b.WriteString(r.Response)
+			if req.StopAtRepeatedLine && !rw.add(r.Response) {
+				// The reply ends here, but the request stays open
+				// until the server ends it: Ollama (0.17 and later, its
+				// issue #17131) can lose a runner's only slot to a
+				// streamed request the client closes mid-reply, and
+				// every later call to that model then waits forever.
+				repeated = true
+				return nil
+			}
+			for _, lp := range r.Logprobs {
+				lps = append(lps, lp.Logprob)
+			}
 			return nil
 		})
 		out.Content, out.Logprobs = b.String(), lps
-		if errors.Is(err, errRepeat) {
-			// No final message, so no counts from the server: the
-			// completion is the pieces that came (Ollama streams one
-			// token a piece), the prompt is unknown, the server's time
-			// is the time the client waited.
-			out = ChatResponse{Content: out.Content[:rw.kept], DoneReason: DoneRepeat, CompletionTokens: parts}
-			m = api.Metrics{TotalDuration: time.Since(guard.start)}
+		if repeated && err == nil && done {
+			// The server's counts are of all it generated, the lines
+			// after the repeat included: the tokens it spent.
+			out.Content, out.DoneReason = out.Content[:rw.kept], DoneRepeat
 			c.count(e, out, m)
 			for _, u := range []*usageCounters{&c.usage, &e.usage} {
 				u.repeatStopped.Add(1)
 			}
 			return nil
+		}
+		if repeated {
+			out.Content = out.Content[:rw.kept] // whatever else went wrong, the lines before the repeat
 		}
 		if err := guard.check(ctx, c.timeout); err != nil {
 			return err // before the api package's error, which may quote a cut line

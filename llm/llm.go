@@ -74,10 +74,9 @@ type Usage struct {
 	ServerDuration time.Duration `json:"server_duration_ns"`
 	EmbedInputs    int64         `json:"embed_inputs"`
 	// RepeatStopped counts the replies the client ended at a repeated line
-	// (GenerateRequest.StopAtRepeatedLine). The server sends no counts for
-	// them: their completion tokens are the pieces streamed, their prompt
-	// tokens are not in PromptTokens, and their server time is the
-	// client's wait.
+	// (GenerateRequest.StopAtRepeatedLine). Their tokens and server time
+	// are counted as the server reports them: all it generated, the lines
+	// after the repeat included.
 	RepeatStopped int64 `json:"repeat_stopped,omitempty"`
 }
 
