@@ -186,6 +186,34 @@ func TestGenerateIntegration_StopAtRepeatedLine(t *testing.T) {
 	}
 }
 
+// TestGenerateIntegration_RepeatStopsLeaveTheModelServing: replies ended
+// at a repeat, one after another, and the model still answers within a
+// bound. A client that closed those streams mid-reply could leave Ollama
+// with no slot for the model (ollama/ollama#17131): this call would wait
+// forever, and here fails at its deadline instead.
+func TestGenerateIntegration_RepeatStopsLeaveTheModelServing(t *testing.T) {
+	c := integration(t)
+	req := GenerateRequest{
+		Model: ChatModelForTests, Raw: true, NumPredict: 40, StopAtRepeatedLine: true,
+		Prompt: strings.Repeat("Kestrel Alloys | supplies | frames\n", 6),
+	}
+	for i := range 6 {
+		resp, err := c.Generate(context.Background(), req)
+		if err != nil {
+			t.Fatalf("reply %d: %v", i, err)
+		}
+		if resp.DoneReason != DoneRepeat {
+			t.Fatalf("reply %d ended as %s (%q); want %s", i, resp.DoneReason, resp.Content, DoneRepeat)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	req.StopAtRepeatedLine, req.NumPredict = false, 4
+	if _, err := c.Generate(ctx, req); err != nil {
+		t.Fatalf("after the repeat stops: %v", err)
+	}
+}
+
 func TestRepeatWatch_StopsAtTheFirstWholeLineWrittenBefore(t *testing.T) {
 	cases := []struct {
 		pieces []string
