@@ -63,10 +63,11 @@ type run struct {
 	lastReply   int
 	counted     bool // a turn with token counts came before
 	temperature float64
-	narrowed    json.RawMessage // the next turn's action schema, when a call failed twice in a row
-	roots       []string        // what cat takes besides ids, once a constrained turn asked (seenSchema)
-	mark        time.Time       // when the previous call ended (or the question began)
-	logprobs    []float64       // the log probabilities of the last turn's reply, when the format asked
+	narrowed    json.RawMessage     // the next turn's action schema, when a call failed twice in a row
+	roots       []string            // what cat takes besides ids, once a constrained turn asked (seenSchema)
+	mark        time.Time           // when the previous call ended (or the question began)
+	logprobs    []float64           // the log probabilities of the last turn's reply, when the format asked
+	linked      map[string][]string // the values the question names, by table and column (linkValues), for the action model
 }
 
 // Ask runs the tool loop for one question: the model calls tools until it
@@ -82,11 +83,11 @@ func (a *Agent) Ask(ctx context.Context, question string) (Answer, error) {
 	r := &run{a: a, tr: newTranscript(a.opts.Transcript), mark: time.Now(), ans: Answer{
 		Question: question, Model: a.opts.Model, Format: a.opts.Format, Budget: a.opts.Budget, Steps: []Step{},
 	}}
-	f, err := a.newFormat(ctx, question)
+	f, linked, err := a.newFormat(ctx, question)
 	if err != nil {
 		return r.ans, err
 	}
-	r.f = f
+	r.f, r.linked = f, linked
 	r.tr.emit(questionEvent{Event: "question", Question: question, Model: a.opts.Model, Format: a.opts.Format, Budget: a.opts.Budget, Tools: toolNames(a.offer)})
 	if err := r.loop(ctx); err != nil {
 		return r.ans, fmt.Errorf("ask %q: %w", question, err)
@@ -217,6 +218,11 @@ func (r *run) do(ctx context.Context, act action) error {
 	}
 	r.record(step)
 	if ce == nil && act.tool == ToolSelect && r.a.action {
+		if args, moved, ok, err := r.moveFilter(ctx, act.args, out); err != nil {
+			return err
+		} else if ok {
+			act.args, out, text = args, moved, moved
+		}
 		if done, err := r.resultAnswer(ctx, act.args, out); err != nil || done {
 			return err
 		}

@@ -239,3 +239,47 @@ func TestLinkValues_FindsTheValuesTheQuestionNames(t *testing.T) {
 		t.Errorf("a question of stop words only: linked %q, %v", linked, err)
 	}
 }
+
+// TestAgentActionModel_MovesAFilterToTheColumnThatHoldsItsValue: the
+// value the question names, filtered on a column that does not hold it,
+// gives no rows; kgforge runs the query again with the filter on the
+// column where value linking found the value, as its own step, and
+// answers from that result. A value the question does not name stays
+// where the model put it.
+func TestAgentActionModel_MovesAFilterToTheColumnThatHoldsItsValue(t *testing.T) {
+	for _, c := range []struct {
+		call  string
+		moved bool
+	}{
+		{`{"table":"parts","columns":["part_id","name"],"where":[{"column":"supplier_id","op":"=","value":"brno"}]}`, true},
+		{`{"table":"parts","columns":["part_id","name"],"where":[{"column":"name","op":"contains","value":"Brno"}]}`, true},
+		{`{"table":"parts","columns":["part_id","name"],"where":[{"column":"supplier_id","op":"=","value":"Oslo"}]}`, false},
+	} {
+		m := script(actionModel, `{"tool":"select","args":`+c.call+`}`)
+		a, err := New(context.Background(), m, exampleBundle(t), Options{Model: "m"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = a.Close() })
+		ans, err := a.Ask(context.Background(), "Which parts are made in Brno?")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ans.Answered || len(m.gens) != 1 {
+			t.Fatalf("%s: %d generates, answer %+v", c.call, len(m.gens), ans)
+		}
+		if !c.moved {
+			if len(ans.Steps) != 2 || ans.Text != ResultAnswerText(nil) {
+				t.Errorf("%s: steps %+v, answer %q; want the model's empty result answered as it is", c.call, ans.Steps, ans.Text)
+			}
+			continue
+		}
+		if len(ans.Steps) != 3 || ans.Steps[1].By != StepByKgforge || !strings.Contains(string(ans.Steps[1].Args), `"column":"plant"`) {
+			t.Fatalf("%s: steps %+v; want the model's query, kgforge's on plant, the answer", c.call, ans.Steps)
+		}
+		_, rows, _ := ResultRows(ans.Steps[1].Result)
+		if len(rows) != 7 || ans.Text != ResultAnswerText(rows) || len(ans.Citations) != 7 {
+			t.Errorf("%s: answer %q (%d citations) from %q", c.call, ans.Text, len(ans.Citations), ans.Steps[1].Result)
+		}
+	}
+}

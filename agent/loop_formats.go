@@ -26,16 +26,19 @@ type promptData struct {
 	Tables   string // the action model's listing of the data tables (tableLines)
 }
 
-func (a *Agent) newFormat(ctx context.Context, question string) (format, error) {
+// newFormat builds the question's format; for the action model it also
+// returns the values the question names, by table and column (linkValues).
+func (a *Agent) newFormat(ctx context.Context, question string) (format, map[string][]string, error) {
+	var linked map[string][]string
 	d := promptData{Budget: a.opts.Budget, Format: a.opts.Format, Question: question, Document: DocumentNote, Context: a.opts.Context}
 	if a.action { // the action model's prompt: the tools by name, the tables listed with the values the question names
 		data, err := a.tools.b.Tables()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		linked, err := a.tools.linkValues(ctx, data, question)
+		linked, err = a.tools.linkValues(ctx, data, question)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		d.Tables, d.Tools = tableLines(data, question, linked), toolNameList(a.offer)
 	} else {
@@ -48,19 +51,19 @@ func (a *Agent) newFormat(ctx context.Context, question string) (format, error) 
 		}
 		prefix, err := a.prompt.RenderPart(part, d)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return &completionFormat{a: a, schema: actionSchema(a.offer), log: prefix}, nil
+		return &completionFormat{a: a, schema: actionSchema(a.offer), log: prefix}, linked, nil
 	}
 	system, err := a.prompt.RenderPart("system", d)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	msgs := []llm.Message{{Role: "system", Content: system}, {Role: "user", Content: "Question: " + question}}
 	if a.opts.Format == FormatNative {
-		return &nativeFormat{a: a, msgs: msgs, specs: toolSpecs(a.offer)}, nil
+		return &nativeFormat{a: a, msgs: msgs, specs: toolSpecs(a.offer)}, linked, nil
 	}
-	return &jsonFormat{a: a, msgs: msgs, schema: actionSchema(a.offer)}, nil
+	return &jsonFormat{a: a, msgs: msgs, schema: actionSchema(a.offer)}, linked, nil
 }
 
 // toolLines lists the tools for a prompt, one line each: the name, the

@@ -163,3 +163,96 @@ func ResultAnswerText(rows [][]string) string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// maxFilterMoves bounds the queries moveFilter runs for one result.
+const maxFilterMoves = 3
+
+// moveFilter repairs the action model's most frequent wrong query: the
+// value the question names, copied from the listing, filtered on another
+// column than the one that holds it ("Spain" on supplier_id), so the
+// result is empty. When the typed query's result has no rows and a
+// filter's value (= or contains) is a value linked to the question in
+// another column the query's table offers (its own or a joined table's:
+// linkValues found it there), kgforge runs the query again with the
+// filter on that column, as a step of its own (Step.By), and takes that
+// result when it has rows. ok is false when nothing was moved; out is
+// the new result.
+func (r *run) moveFilter(ctx context.Context, args json.RawMessage, out string) (moved json.RawMessage, result string, ok bool, err error) {
+	if _, rows, isRows := ResultRows(out); !isRows || len(rows) > 0 || len(r.linked) == 0 {
+		return nil, "", false, nil
+	}
+	var c selectCall
+	if json.Unmarshal(args, &c) != nil || len(c.Where) == 0 {
+		return nil, "", false, nil
+	}
+	data, err := r.a.tools.b.Tables()
+	if err != nil {
+		return nil, "", false, nil
+	}
+	tables := selectSchema(data)
+	ti := slices.IndexFunc(tables, func(t selectTable) bool { return t.name == c.Table })
+	if ti < 0 {
+		return nil, "", false, nil
+	}
+	tries := 0
+	for i, w := range c.Where {
+		if w.Op != "=" && w.Op != "contains" || strings.TrimSpace(w.Value) == "" {
+			continue
+		}
+		for _, col := range tables[ti].columns {
+			if col == w.Column || tries == maxFilterMoves {
+				continue
+			}
+			key := linkKey(c.Table, col)
+			if tbl, name, joined := strings.Cut(col, "."); joined {
+				key = linkKey(tbl, name)
+			}
+			value, found := linkedMatch(r.linked[key], w.Op, w.Value)
+			if !found {
+				continue
+			}
+			var m map[string]any
+			if json.Unmarshal(args, &m) != nil {
+				return nil, "", false, nil
+			}
+			where, _ := m["where"].([]any)
+			f, _ := where[i].(map[string]any)
+			if f == nil {
+				return nil, "", false, nil
+			}
+			f["column"], f["value"] = col, value
+			raw, err := json.Marshal(m)
+			if err != nil {
+				return nil, "", false, err
+			}
+			tries++
+			res, err := r.a.tools.Call(ctx, ToolSelect, raw)
+			if ce := (*CallError)(nil); errors.As(err, &ce) {
+				continue
+			} else if err != nil {
+				return nil, "", false, err
+			}
+			if _, rows, isRows := ResultRows(res); isRows && len(rows) > 0 {
+				r.record(Step{Tool: ToolSelect, Args: raw, Result: res, By: StepByKgforge})
+				return raw, res, true, nil
+			}
+		}
+	}
+	return nil, "", false, nil
+}
+
+// linkedMatch finds v among a column's linked values: the same value but
+// for case (op =), or a value that holds it (op contains); value is the
+// filter value to write, the column's own spelling for =.
+func linkedMatch(linked []string, op, v string) (value string, ok bool) {
+	v = strings.TrimSpace(v)
+	for _, l := range linked {
+		switch {
+		case op == "=" && strings.EqualFold(l, v):
+			return l, true
+		case op == "contains" && strings.Contains(strings.ToLower(l), strings.ToLower(v)):
+			return v, true
+		}
+	}
+	return "", false
+}
