@@ -30,11 +30,11 @@ type GenerateRequest struct {
 	KeepAlive   time.Duration // 0 means the client's Options.KeepAlive
 	// StopAtRepeatedLine ends the continuation where it starts a line it
 	// has already written whole: a small model at temperature 0 that
-	// repeats a line repeats it until the bound. The reply is streamed;
-	// it holds the lines before the repeat and ends with DoneRepeat. The
-	// client reads the stream to its end rather than closing it at the
-	// repeat (see Generate for why), so such a call costs the server as
-	// much as one without the option, and is counted with its tokens.
+	// repeats a line repeats it until the bound. The reply then holds the
+	// lines before the repeat and ends with DoneRepeat. The server still
+	// generates to its bound (a request is never closed mid-reply: see
+	// Generate), so such a call costs as much as one without the option,
+	// and is counted with the server's tokens.
 	StopAtRepeatedLine bool
 	// Logprobs asks the server for the log probability of each token of
 	// the reply (ChatResponse.Logprobs), as the model gave it before any
@@ -46,7 +46,7 @@ type GenerateRequest struct {
 // line (GenerateRequest.StopAtRepeatedLine): every line it holds is whole.
 const DoneRepeat = "repeat"
 
-// repeatWatch follows a streamed reply line by line: add returns false at
+// repeatWatch follows a reply, piece by piece, line by line: add returns false at
 // the first whole line (ended by a newline, not blank) that an earlier one
 // already was; kept is the text before that line.
 type repeatWatch struct {
@@ -85,7 +85,12 @@ func (c *Client) Generate(ctx context.Context, req GenerateRequest) (ChatRespons
 	if len(req.Stop) > 0 {
 		opts["stop"] = req.Stop
 	}
-	stream := req.StopAtRepeatedLine
+	// Never streamed: Ollama (0.17, its issue #17131) can lose a runner's
+	// only slot to a streamed request the client closes mid-reply (a
+	// cancelled build, a timeout), and every later call to that model
+	// then waits forever; a request that is not streamed it reads to the
+	// end whatever the client does.
+	stream := false
 	areq := &api.GenerateRequest{
 		Model: req.Model, Prompt: req.Prompt, Raw: req.Raw, Format: req.Schema, Stream: &stream,
 		KeepAlive: c.keepAliveFor(req.KeepAlive), Options: opts, Think: &api.ThinkValue{Value: req.Think},
@@ -95,48 +100,35 @@ func (c *Client) Generate(ctx context.Context, req GenerateRequest) (ChatRespons
 	host, err := c.do(ctx, "generate "+req.Model, func(e *endpoint) error {
 		var b strings.Builder
 		var m api.Metrics
-		var rw repeatWatch
 		var lps []float64
 		out = ChatResponse{}
-		done, parts, repeated := false, 0, false
+		done, parts := false, 0
 		gctx, guard := watch(ctx)
 		err := e.api.Generate(gctx, areq, func(r api.GenerateResponse) error {
 			parts++
+			b.WriteString(r.Response)
+			for _, lp := range r.Logprobs {
+				lps = append(lps, lp.Logprob)
+			}
 			if r.Done {
 				done, m = true, r.Metrics
 				final(&out, r.DoneReason, m)
 			}
-			if repeated {
-				return nil // past the repeat: read on, keep nothing
-			}
-			b.WriteString(r.Response)
-			if req.StopAtRepeatedLine && !rw.add(r.Response) {
-				// The reply ends here, but the request stays open
-				// until the server ends it: Ollama (0.17 and later, its
-				// issue #17131) can lose a runner's only slot to a
-				// streamed request the client closes mid-reply, and
-				// every later call to that model then waits forever.
-				repeated = true
-				return nil
-			}
-			for _, lp := range r.Logprobs {
-				lps = append(lps, lp.Logprob)
-			}
 			return nil
 		})
 		out.Content, out.Logprobs = b.String(), lps
-		if repeated && err == nil && done {
-			// The server's counts are of all it generated, the lines
-			// after the repeat included: the tokens it spent.
-			out.Content, out.DoneReason = out.Content[:rw.kept], DoneRepeat
-			c.count(e, out, m)
-			for _, u := range []*usageCounters{&c.usage, &e.usage} {
-				u.repeatStopped.Add(1)
+		if req.StopAtRepeatedLine && err == nil && done {
+			var rw repeatWatch
+			if !rw.add(out.Content) {
+				// The server's counts are of all it generated, the
+				// lines after the repeat included: the tokens it spent.
+				out.Content, out.DoneReason = out.Content[:rw.kept], DoneRepeat
+				c.count(e, out, m)
+				for _, u := range []*usageCounters{&c.usage, &e.usage} {
+					u.repeatStopped.Add(1)
+				}
+				return nil
 			}
-			return nil
-		}
-		if repeated {
-			out.Content = out.Content[:rw.kept] // whatever else went wrong, the lines before the repeat
 		}
 		if err := guard.check(ctx, c.timeout); err != nil {
 			return err // before the api package's error, which may quote a cut line

@@ -412,7 +412,10 @@ func (r *resolver) run(ctx context.Context) (Result, error) {
 		r.accepted[pairKey(i, j)] = p
 		uf.union(i, j)
 	}
-	var uncertain []candidatePair
+	// The uncertain pairs and their ends, apart: the pairs become the
+	// result's list in place, so a million names do not hold them twice.
+	var uncertain []Pair
+	var ends [][2]int32
 	for _, c := range cands {
 		i, j := int(c.i), int(c.j)
 		if r.keepApart[i] || r.keepApart[j] || r.cannot[pairKey(i, j)] || r.anchorsClash(i, j) {
@@ -430,7 +433,7 @@ func (r *resolver) run(ctx context.Context) (Result, error) {
 			r.accepted[pairKey(i, j)] = p
 			uf.union(i, j)
 		case doubt:
-			uncertain = append(uncertain, candidatePair{i: int32(i), j: int32(j), p: p})
+			uncertain, ends = append(uncertain, p), append(ends, [2]int32{int32(i), int32(j)})
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -447,10 +450,16 @@ func (r *resolver) run(ctx context.Context) (Result, error) {
 		res.Splits = append(res.Splits, s.record(r, clusters, of))
 	}
 	slices.SortFunc(res.Splits, func(a, b Split) int { return strings.Compare(a.Clusters[0], b.Clusters[0]) })
-	for _, u := range uncertain {
-		if of[u.i] != of[u.j] {
-			res.Uncertain = append(res.Uncertain, u.p)
+	n := 0
+	for k, e := range ends {
+		if of[e[0]] != of[e[1]] {
+			uncertain[n] = uncertain[k]
+			n++
 		}
+	}
+	clear(uncertain[n:]) // what a merge settled: its strings and signals can go
+	if n > 0 {
+		res.Uncertain = uncertain[:n:n]
 	}
 	slices.SortFunc(res.Uncertain, func(a, b Pair) int {
 		return cmp.Or(cmp.Compare(a.Margin, b.Margin), cmp.Compare(b.Cosine, a.Cosine),
@@ -465,10 +474,6 @@ func (r *resolver) run(ctx context.Context) (Result, error) {
 	return res, nil
 }
 
-type candidatePair struct {
-	i, j int32
-	p    Pair
-}
 
 // anchorsClash reports whether i and j are different records of data,
 // which never merge.
