@@ -81,7 +81,7 @@ func (w *repeatWatch) add(piece string) bool {
 // Generate sends one completion request and returns the whole continuation,
 // with the same retries, DoneReason values and token accounting as Chat.
 func (c *Client) Generate(ctx context.Context, req GenerateRequest) (ChatResponse, error) {
-	opts := c.options(req.Temperature, req.Seed, req.NumPredict, req.NumCtx)
+	opts := c.options(req.Temperature, req.Seed, req.NumPredict, c.numCtx(req.Model, req.NumCtx))
 	if len(req.Stop) > 0 {
 		opts["stop"] = req.Stop
 	}
@@ -177,6 +177,31 @@ func (c *Client) options(temperature float64, seed, numPredict, numCtx int) map[
 		opts["num_thread"] = c.numThread
 	}
 	return opts
+}
+
+// numCtx is the num_ctx a call to model asks for when it needs n (0: the
+// server's default): at least the client's minimum, and never less than
+// it asked of model before. Ollama reloads a model's runner whenever a
+// call's num_ctx differs from the loaded one's, and 0.17's scheduler can
+// then stall every call that must load a model for as long as the keep
+// alive (a request arriving with the old window while the runner waits
+// to unload sets it back to 30 minutes: ollama/ollama#17408): calls that
+// alternate between windows, as the extractor's chunks of mixed sizes,
+// a query agent or a second process on the same server do, both pay the
+// reloads and risk the stall. So a model's window only grows, in the few
+// steps its largest calls need.
+func (c *Client) numCtx(model string, n int) int {
+	if n <= 0 && c.minCtx == 0 {
+		return 0
+	}
+	n = max(n, c.minCtx)
+	c.ctxMu.Lock()
+	defer c.ctxMu.Unlock()
+	if prev := c.ctxs[model]; prev > n {
+		return prev
+	}
+	c.ctxs[model] = n
+	return n
 }
 
 // final records a reply's last message: why it ended and its token counts.

@@ -270,3 +270,42 @@ func TestGenerate_StopAtRepeatedLineKeepsTheLinesBeforeTheRepeat(t *testing.T) {
 		t.Errorf("without the option: %+v, %v, usage %+v", resp, err, c2.Usage())
 	}
 }
+
+// TestClient_ContextWindowOnlyGrows: the num_ctx a model is asked for is
+// at least the client's minimum and never less than the client asked of
+// that model before, so calls of mixed sizes do not reload its runner in
+// turn; another model has its own; a negative minimum sends the server's
+// default when a call asks none.
+func TestClient_ContextWindowOnlyGrows(t *testing.T) {
+	c, got := recordingOllama(t, `{"model":"m","response":"x","done":true,"done_reason":"stop"}`)
+	ask := func(model string, n int) any {
+		t.Helper()
+		if _, err := c.Generate(context.Background(), GenerateRequest{Model: model, Prompt: "p", NumCtx: n}); err != nil {
+			t.Fatal(err)
+		}
+		return (*got)[len(*got)-1]["options"].(map[string]any)["num_ctx"]
+	}
+	for i, step := range []struct {
+		model string
+		n     int
+		want  float64
+	}{
+		{"a", 2048, DefaultMinContext}, {"a", 0, DefaultMinContext}, {"a", 16384, 16384},
+		{"a", 2048, 16384}, {"a", 0, 16384}, {"b", 4096, DefaultMinContext},
+	} {
+		if n := ask(step.model, step.n); n != step.want {
+			t.Errorf("call %d (%s, %d): num_ctx %v, want %v", i, step.model, step.n, n, step.want)
+		}
+	}
+	none, err := New(Options{Host: "http://127.0.0.1:1", MinContext: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer none.Close()
+	if n := none.numCtx("a", 0); n != 0 {
+		t.Errorf("no minimum, no window asked: num_ctx %d, want 0 (the server's default)", n)
+	}
+	if n := none.numCtx("a", 2048); n != 2048 {
+		t.Errorf("no minimum: num_ctx %d, want 2048", n)
+	}
+}

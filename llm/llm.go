@@ -13,6 +13,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -48,6 +49,11 @@ type Options struct {
 	// threads busy-wait for each other (docs/benchmarks.md, "Ollama's
 	// threads spin"). A runner loaded with another value is reloaded.
 	NumThread int
+	// MinContext is the smallest num_ctx sent with a chat or completion;
+	// 0 means DefaultMinContext, negative means none. The client also
+	// never sends a model a smaller num_ctx than it sent it before (see
+	// Client.numCtx).
+	MinContext int
 }
 
 // Client talks to one Ollama server, or to several (Options.Endpoints).
@@ -59,7 +65,16 @@ type Client struct {
 	numThread  int           // > 0: sent as num_thread
 	timeout    time.Duration // of one call, Options.Timeout
 	usage      usageCounters
+	minCtx     int            // Options.MinContext
+	ctxMu      sync.Mutex     // guards ctxs
+	ctxs       map[string]int // model → the largest num_ctx sent it
 }
+
+// DefaultMinContext is the smallest context window the client asks for
+// (Options.MinContext): the query agent's window, so that the agent and
+// the extractor, which asks 2,048 or 4,096 for most chunks, load one
+// runner of a model, not one each in turn.
+const DefaultMinContext = 8192
 
 // Usage is what a Client has spent so far.
 type Usage struct {
@@ -161,6 +176,13 @@ func New(opts Options) (*Client, error) {
 		}
 		opts.NumThread = n
 	}
+	minCtx := opts.MinContext
+	switch {
+	case minCtx == 0:
+		minCtx = DefaultMinContext
+	case minCtx < 0:
+		minCtx = 0
+	}
 	p, err := newPool(eps, opts)
 	if err != nil {
 		return nil, err
@@ -172,6 +194,8 @@ func New(opts Options) (*Client, error) {
 		keepAlive:  &api.Duration{Duration: opts.KeepAlive},
 		numThread:  max(opts.NumThread, 0),
 		timeout:    opts.Timeout,
+		minCtx:     minCtx,
+		ctxs:       map[string]int{},
 	}, nil
 }
 
@@ -261,7 +285,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 	if err != nil {
 		return ChatResponse{}, err
 	}
-	opts := c.options(req.Temperature, req.Seed, req.NumPredict, req.NumCtx)
+	opts := c.options(req.Temperature, req.Seed, req.NumPredict, c.numCtx(req.Model, req.NumCtx))
 	stream := false
 	areq := &api.ChatRequest{
 		Model: req.Model, Messages: msgs, Stream: &stream, Format: req.Schema, Tools: tools,

@@ -131,7 +131,7 @@ func TestClient_ChatSendsKeepAliveAndOptions(t *testing.T) {
 			if got.KeepAlive != tc.want {
 				t.Errorf("keep_alive = %q, want %q", got.KeepAlive, tc.want)
 			}
-			if got.Options["num_ctx"] != float64(2048) || got.Options["num_predict"] != float64(256) {
+			if got.Options["num_ctx"] != float64(DefaultMinContext) || got.Options["num_predict"] != float64(256) {
 				t.Errorf("options = %v", got.Options)
 			}
 		})

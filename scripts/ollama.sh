@@ -100,7 +100,13 @@ cmd_start() {
     log "ollama serve (pid $pid) from an earlier start is still starting; waiting for it"
   else
     # setsid+nohup: own session, so it outlives this script (and CI step shells).
-    OLLAMA_MODELS=$CACHE/ollama/models setsid nohup "$BIN" serve >"$logf" 2>&1 </dev/null &
+    # OLLAMA_MAX_LOADED_MODELS: room for every model kgforge uses at once
+    # (four, under 2 GB together), so none is evicted to load another: on
+    # a CPU Ollama 0.17 keeps three, and its scheduler can stall every
+    # load for the keep-alive (30 min) when an evicted model gets a call
+    # while it waits to unload (ollama/ollama#17408; seen in make test).
+    OLLAMA_MODELS=$CACHE/ollama/models OLLAMA_MAX_LOADED_MODELS=${OLLAMA_MAX_LOADED_MODELS:-6} \
+      setsid nohup "$BIN" serve >"$logf" 2>&1 </dev/null &
     pid=$!
     echo "$pid" >"$RUN/ollama.pid"
     log "started ollama serve (pid $pid) at $URL, log $logf"
