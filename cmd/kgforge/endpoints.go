@@ -10,9 +10,11 @@ import (
 )
 
 // llmOptions are the LLM client's options for a pipeline: its
-// llm.endpoints, or none (OLLAMA_HOST), its llm.num_thread and llm.timeout.
+// llm.endpoints, or none (OLLAMA_HOST), its llm.num_thread and llm.timeout,
+// and llm.max_context as every call's context window (llm.Options.MinContext:
+// one window, so no call reloads a runner loaded with another).
 func llmOptions(p *pipelines.Pipeline) llm.Options {
-	o := llm.Options{NumThread: p.LLM.NumThread, Timeout: p.LLM.Timeout}
+	o := llm.Options{NumThread: p.LLM.NumThread, Timeout: p.LLM.Timeout, MinContext: p.LLM.MaxContext}
 	for _, e := range p.LLM.Endpoints {
 		o.Endpoints = append(o.Endpoints, llm.Endpoint{URL: e.URL, Slots: e.Slots})
 	}
