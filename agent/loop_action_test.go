@@ -53,15 +53,7 @@ func TestAgentActionModel_PromptListsTheTablesNotTheFewShotLog(t *testing.T) {
 func TestAgentActionModel_KgforgeAnswersWithTheQueryResult(t *testing.T) {
 	m := script(actionModel, `{"tool":"select","args":{"table":"parts","columns":["part_id","name"],"where":[{"column":"plant","op":"=","value":"Brno"}]}}`)
 	m.replies[0].Logprobs = []float64{-0.1, -0.3}
-	a, err := New(context.Background(), m, exampleBundle(t), Options{Model: "m"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = a.Close() })
-	ans, err := a.Ask(context.Background(), "Which parts are made in Brno?")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ans := askExample(t, m, "Which parts are made in Brno?")
 	if !ans.Answered || len(m.gens) != 1 || len(ans.Steps) != 2 || ans.Steps[1].Tool != ToolAnswer || ans.Steps[1].By != StepByKgforge || ans.Steps[0].By != "" {
 		t.Fatalf("%d generates, answer %+v", len(m.gens), ans)
 	}
@@ -90,15 +82,7 @@ func TestAgentActionModel_CitesTheRowsByTheirKey(t *testing.T) {
 		{"What is the rating of the battery pack's supplier?", `{"table":"suppliers","columns":["rating"],"where":[{"column":"parts.name","op":"contains","value":"battery pack"}]}`, "4.5", []string{"S005"}},
 	} {
 		m := script(actionModel, `{"tool":"select","args":`+c.call+`}`)
-		a, err := New(context.Background(), m, exampleBundle(t), Options{Model: "m"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = a.Close() })
-		ans, err := a.Ask(context.Background(), c.question)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ans := askExample(t, m, c.question)
 		if !ans.Answered || ans.Text != c.answer || len(ans.Steps) != 2 {
 			t.Fatalf("%s: answer %+v", c.question, ans)
 		}
@@ -256,15 +240,7 @@ func TestAgentActionModel_MovesAFilterToTheColumnThatHoldsItsValue(t *testing.T)
 		{`{"table":"parts","columns":["part_id","name"],"where":[{"column":"supplier_id","op":"=","value":"Oslo"}]}`, false},
 	} {
 		m := script(actionModel, `{"tool":"select","args":`+c.call+`}`)
-		a, err := New(context.Background(), m, exampleBundle(t), Options{Model: "m"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = a.Close() })
-		ans, err := a.Ask(context.Background(), "Which parts are made in Brno?")
-		if err != nil {
-			t.Fatal(err)
-		}
+		ans := askExample(t, m, "Which parts are made in Brno?")
 		if !ans.Answered || len(m.gens) != 1 {
 			t.Fatalf("%s: %d generates, answer %+v", c.call, len(m.gens), ans)
 		}
@@ -282,4 +258,20 @@ func TestAgentActionModel_MovesAFilterToTheColumnThatHoldsItsValue(t *testing.T)
 			t.Errorf("%s: answer %q (%d citations) from %q", c.call, ans.Text, len(ans.Citations), ans.Steps[1].Result)
 		}
 	}
+}
+
+// askExample asks the scripted model's agent one question over the
+// example's bundle.
+func askExample(t *testing.T, m LLM, question string) Answer {
+	t.Helper()
+	a, err := New(context.Background(), m, exampleBundle(t), Options{Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Close() })
+	ans, err := a.Ask(context.Background(), question)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ans
 }
