@@ -290,8 +290,12 @@ func TestClient_ContextWindowOnlyGrows(t *testing.T) {
 		n     int
 		want  float64
 	}{
-		{"a", 2048, DefaultMinContext}, {"a", 0, DefaultMinContext}, {"a", 16384, 16384},
-		{"a", 2048, 16384}, {"a", 0, 16384}, {"b", 4096, DefaultMinContext},
+		{"a", 2048, DefaultMinContext},
+		{"a", 0, DefaultMinContext},
+		{"a", 16384, 16384},
+		{"a", 2048, 16384},
+		{"a", 0, 16384},
+		{"b", 4096, DefaultMinContext},
 	} {
 		if n := ask(step.model, step.n); n != step.want {
 			t.Errorf("call %d (%s, %d): num_ctx %v, want %v", i, step.model, step.n, n, step.want)

@@ -474,7 +474,6 @@ func (r *resolver) run(ctx context.Context) (Result, error) {
 	return res, nil
 }
 
-
 // anchorsClash reports whether i and j are different records of data,
 // which never merge.
 func (r *resolver) anchorsClash(i, j int) bool {
