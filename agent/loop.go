@@ -218,9 +218,9 @@ func (r *run) do(ctx context.Context, act action) error {
 	}
 	r.record(step)
 	if ce == nil && act.tool == ToolSelect && r.a.action {
-		if args, moved, ok, err := r.moveFilter(ctx, act.args, out); err != nil {
+		if args, moved, err := r.moveFilter(ctx, act.args, out); err != nil {
 			return err
-		} else if ok {
+		} else if args != nil {
 			act.args, out, text = args, moved, moved
 		}
 		if done, err := r.resultAnswer(ctx, act.args, out); err != nil || done {

@@ -175,24 +175,24 @@ const maxFilterMoves = 3
 // another column the query's table offers (its own or a joined table's:
 // linkValues found it there), kgforge runs the query again with the
 // filter on that column, as a step of its own (Step.By), and takes that
-// result when it has rows. ok is false when nothing was moved; out is
-// the new result.
-func (r *run) moveFilter(ctx context.Context, args json.RawMessage, out string) (moved json.RawMessage, result string, ok bool, err error) {
+// result when it has rows. moved is the query kgforge ran, nil when
+// nothing was moved; result is its result.
+func (r *run) moveFilter(ctx context.Context, args json.RawMessage, out string) (moved json.RawMessage, result string, err error) {
 	if _, rows, isRows := ResultRows(out); !isRows || len(rows) > 0 || len(r.linked) == 0 {
-		return nil, "", false, nil
+		return nil, "", nil
 	}
 	var c selectCall
 	if json.Unmarshal(args, &c) != nil || len(c.Where) == 0 {
-		return nil, "", false, nil
+		return nil, "", nil
 	}
 	data, err := r.a.tools.b.Tables()
 	if err != nil {
-		return nil, "", false, nil
+		return nil, "", nil
 	}
 	tables := selectSchema(data)
 	ti := slices.IndexFunc(tables, func(t selectTable) bool { return t.name == c.Table })
 	if ti < 0 {
-		return nil, "", false, nil
+		return nil, "", nil
 	}
 	tries := 0
 	for i, w := range c.Where {
@@ -200,7 +200,10 @@ func (r *run) moveFilter(ctx context.Context, args json.RawMessage, out string) 
 			continue
 		}
 		for _, col := range tables[ti].columns {
-			if col == w.Column || tries == maxFilterMoves {
+			if tries == maxFilterMoves {
+				return nil, "", nil
+			}
+			if col == w.Column {
 				continue
 			}
 			key := linkKey(c.Table, col)
@@ -213,32 +216,32 @@ func (r *run) moveFilter(ctx context.Context, args json.RawMessage, out string) 
 			}
 			var m map[string]any
 			if json.Unmarshal(args, &m) != nil {
-				return nil, "", false, nil
+				return nil, "", nil
 			}
 			where, _ := m["where"].([]any)
 			f, _ := where[i].(map[string]any)
 			if f == nil {
-				return nil, "", false, nil
+				return nil, "", nil
 			}
 			f["column"], f["value"] = col, value
 			raw, err := json.Marshal(m)
 			if err != nil {
-				return nil, "", false, err
+				return nil, "", err
 			}
 			tries++
 			res, err := r.a.tools.Call(ctx, ToolSelect, raw)
 			if ce := (*CallError)(nil); errors.As(err, &ce) {
 				continue
 			} else if err != nil {
-				return nil, "", false, err
+				return nil, "", err
 			}
 			if _, rows, isRows := ResultRows(res); isRows && len(rows) > 0 {
 				r.record(Step{Tool: ToolSelect, Args: raw, Result: res, By: StepByKgforge})
-				return raw, res, true, nil
+				return raw, res, nil
 			}
 		}
 	}
-	return nil, "", false, nil
+	return nil, "", nil
 }
 
 // linkedMatch finds v among a column's linked values: the same value but

@@ -81,15 +81,15 @@ func (w *repeatWatch) add(piece string) bool {
 // Generate sends one completion request and returns the whole continuation,
 // with the same retries, DoneReason values and token accounting as Chat.
 func (c *Client) Generate(ctx context.Context, req GenerateRequest) (ChatResponse, error) {
-	opts := c.options(req.Temperature, req.Seed, req.NumPredict, c.numCtx(req.Model, req.NumCtx))
+	opts := c.options(req.Model, req.Temperature, req.Seed, req.NumPredict, req.NumCtx)
 	if len(req.Stop) > 0 {
 		opts["stop"] = req.Stop
 	}
 	// Never streamed: Ollama (0.17, its issue #17131) can lose a runner's
 	// only slot to a streamed request the client closes mid-reply (a
 	// cancelled build, a timeout), and every later call to that model
-	// then waits forever; a request that is not streamed it reads to the
-	// end whatever the client does.
+	// then waits forever; a request that is not streamed the server reads
+	// to its end whatever the client does.
 	stream := false
 	areq := &api.GenerateRequest{
 		Model: req.Model, Prompt: req.Prompt, Raw: req.Raw, Format: req.Schema, Stream: &stream,
@@ -162,15 +162,16 @@ func replyEnd(err error, parts int, done bool, out *ChatResponse) error {
 	return err
 }
 
-// options are the sampling options Chat and Generate send; numPredict 0
-// means 1024, numCtx 0 lets the server choose; num_thread is the client's
-// (Options.NumThread).
-func (c *Client) options(temperature float64, seed, numPredict, numCtx int) map[string]any {
+// options are the sampling options Chat and Generate send for model;
+// numPredict 0 means 1024; num_ctx is the window the model gets for a call
+// that needs numCtx (Client.numCtx: 0 there lets the server choose);
+// num_thread is the client's (Options.NumThread).
+func (c *Client) options(model string, temperature float64, seed, numPredict, numCtx int) map[string]any {
 	if numPredict == 0 {
 		numPredict = 1024
 	}
 	opts := map[string]any{"temperature": temperature, "seed": seed, "num_predict": numPredict}
-	if numCtx > 0 {
+	if numCtx = c.numCtx(model, numCtx); numCtx > 0 {
 		opts["num_ctx"] = numCtx
 	}
 	if c.numThread > 0 {

@@ -285,7 +285,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 	if err != nil {
 		return ChatResponse{}, err
 	}
-	opts := c.options(req.Temperature, req.Seed, req.NumPredict, c.numCtx(req.Model, req.NumCtx))
+	opts := c.options(req.Model, req.Temperature, req.Seed, req.NumPredict, req.NumCtx)
 	stream := false
 	areq := &api.ChatRequest{
 		Model: req.Model, Messages: msgs, Stream: &stream, Format: req.Schema, Tools: tools,
