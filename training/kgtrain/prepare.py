@@ -8,6 +8,8 @@ Sources (../shared/benchmarks unless --data says otherwise):
     on the ontologies split.json does not hold out; one gold triple a
     sentence, so these examples teach the schema's names, not recall.
   - synthetic business passages (synth.py; kgforge's own, MIT).
+  - synthetic encyclopedic passages (synth_general.py; kgforge's own, MIT):
+    several facts a sentence, each relation under the name a schema gives.
   - Text2KGBench DBpedia-WebNLG (CC BY-NC-SA 4.0): evaluation only, never
     written into the training stream.
 Everything held out is decided by split.json alone; tests/test_split.py
@@ -21,7 +23,7 @@ import os
 import random
 import re
 
-from . import synth
+from . import synth, synth_general
 from .prompt import render_facts, render_prompt
 
 REDOCRED_TYPES = {"PER": "Person", "ORG": "Organization", "LOC": "Location", "TIME": "Date", "NUM": "Quantity",
@@ -31,6 +33,7 @@ LICENCES = {
     "redocred": "MIT (Re-DocRED, tonytan48/Re-DocRED)",
     "tekgen": "CC BY-SA 4.0 (Text2KGBench Wikidata-TekGen, cenguix/Text2KGBench)",
     "synthetic": "MIT (kgforge)",
+    "general": "MIT (kgforge)",
     "webnlg": "CC BY-NC-SA 4.0 (Text2KGBench DBpedia-WebNLG): evaluation only",
 }
 
@@ -285,6 +288,11 @@ def synth_examples(n, seed, split):
             for p, t, pr, f in synth.generate(n, seed, split)]
 
 
+def general_examples(n, seed, split):
+    return [{"source": "general", "passage": p, "types": t, "predicates": pr, "facts": f}
+            for p, t, pr, f in synth_general.generate(n, seed, split)]
+
+
 def to_record(x):
     return {"source": x["source"], "prompt": render_prompt(x["passage"], x["types"], x["predicates"]),
             "completion": render_facts(x["facts"]), **{k: v for k, v in x.items() if k in ("doc", "sents", "ontology", "id")}}
@@ -316,6 +324,7 @@ def prepare(cfg, out):
                                        max_facts=d["redocred_max_facts"], schema=d.get("redocred_schema", 0.0)),
         "tekgen": tekgen_examples(data, split, heldout=False),
         "synthetic": synth_examples(d["synthetic"], d["seed"], "train"),
+        "general": general_examples(d.get("general", 0), d["seed"], "train"),
     }
     for k in pools:
         rng.shuffle(pools[k])
@@ -340,6 +349,7 @@ def prepare(cfg, out):
         "eval_tekgen.jsonl": erng.sample(tekgen_examples(data, split, heldout=True, parts=("validation",)), e["tekgen"]),
         "eval_redocred.jsonl": erng.sample([x for x in redocred_examples(data, split, random.Random(e["seed"]), heldout=True) if x["facts"]], e["redocred"]),
         "eval_synthetic.jsonl": synth_examples(e["synthetic"], e["seed"], "eval"),
+        "eval_general.jsonl": general_examples(e.get("general", 0), e["seed"], "eval"),
     }
     for name, rows in evals.items():
         files[name] = write_jsonl(os.path.join(out, name), rows)

@@ -14,7 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "training"))
 
-from kgtrain import prepare, synth  # noqa: E402
+from kgtrain import prepare, synth, synth_general  # noqa: E402
 from kgtrain.prompt import parse_facts, render_facts  # noqa: E402
 
 DATA = os.path.join(REPO, "..", "shared", "benchmarks")
@@ -34,6 +34,7 @@ def prepared(tmp_path_factory):
     cfg["data"] = DATA
     cfg["split"] = os.path.join(REPO, "training", "split.json")
     cfg["prepare"]["synthetic"] = 200
+    cfg["prepare"]["general"] = 200
     cfg["prepare"]["train_examples"] = 3000
     out = str(tmp_path_factory.mktemp("data"))
     man = prepare.prepare(cfg, out)
@@ -44,14 +45,15 @@ def test_nothing_held_out_is_trained_on(prepared):
     cfg, out, man = prepared
     split = prepare.load_split(cfg["split"])
     train = read(os.path.join(out, "train.jsonl"))
-    assert {r["source"] for r in train} == {"redocred", "tekgen", "synthetic"}
+    assert {r["source"] for r in train} == {"redocred", "tekgen", "synthetic", "general"}
     for r in train:
         if r["source"] == "redocred":
             assert not prepare.redocred_heldout(r["doc"], split), r["doc"]
         if r["source"] == "tekgen":
             assert r["ontology"] not in split["tekgen_heldout_ontologies"], r["id"]
     held = set()
-    for name in ("eval_webnlg.jsonl", "eval_tekgen.jsonl", "eval_redocred.jsonl", "eval_synthetic.jsonl"):
+    for name in ("eval_webnlg.jsonl", "eval_tekgen.jsonl", "eval_redocred.jsonl", "eval_synthetic.jsonl",
+                 "eval_general.jsonl"):
         rows = read(os.path.join(out, name))
         assert rows, name
         held |= {" ".join(x["passage"].split()) for x in rows}
@@ -77,6 +79,7 @@ def test_synthetic_names_are_not_the_examples():
     # forms are common words the corpus shares with any business text).
     names = set(synth.FIRST + synth.LAST + [c for c, _ in synth.CITIES])
     names |= {a + b for a in synth.SYL_A for b in synth.SYL_B}
+    names |= set(synth_general.TITLE_N)  # the nouns of work titles
     assert not names & words, sorted(names & words)
 
 
@@ -136,3 +139,15 @@ def test_the_training_stream_holds_windows_with_and_without_a_schema(prepared):
     red = [r for r in read(os.path.join(out, "train.jsonl")) if r["source"] == "redocred"]
     with_list = sum("\nPredicates: " in r["prompt"] for r in red)
     assert 0 < with_list < len(red), (with_list, len(red))
+
+
+def test_general_facts_name_only_listed_predicates():
+    """An encyclopedic example with a schema replies only with predicates
+    its list names, and every subject and object is written in the passage."""
+    for split in ("train", "eval"):
+        for passage, types, preds, facts in synth_general.generate(300, 3, split):
+            for s, st, p, o, ot in facts:
+                assert s in passage and o in passage, (s, o, passage)
+                if preds is not None:
+                    assert p in preds, (p, preds)
+                    assert st in types and ot in types, (st, ot, types)
