@@ -83,7 +83,8 @@ func TestExtractor_SchemaConstrainsTypesAndPredicates(t *testing.T) {
 	 {"evidence":"Velora Cycles buys aluminium frames from Kestrel Alloys.","subject":"Kestrel Alloys","subject_type":"Company","predicate":"supplies","object":"Velora Cycles","object_type":"Company"},
 	 {"evidence":"Velora Cycles makes city bikes in Porto.","subject":"Velora Cycles","subject_type":"Company","predicate":"makes","object":"city bikes","object_type":"Company"},
 	 {"evidence":"Velora Cycles makes city bikes in Porto.","subject":"Velora Cycles","subject_type":"Company","predicate":"supplies","object":"Porto","object_type":"City"},
-	 {"evidence":"Velora Cycles makes city bikes in Porto.","subject":"Velora Cycles","subject_type":"Factory","predicate":"basedIn","object":"Porto","object_type":"City"}],
+	 {"evidence":"Velora Cycles makes city bikes in Porto.","subject":"Velora Cycles","subject_type":"Factory","predicate":"basedIn","object":"Porto","object_type":"City"},
+	 {"evidence":"Velora Cycles makes city bikes in Porto.","subject":"Porto","subject_type":"City","predicate":"supplies","object":"Velora Cycles","object_type":"City"}],
 	"entities":[{"name":"Porto","type":"City","description":""},{"name":"Sheffield","type":"Town","description":""}]}`
 	fake := &scripted{replies: []string{reply, reply}}
 	ex, err := New(fake, nil, Options{Model: "m", Schema: schema})
@@ -104,12 +105,13 @@ func TestExtractor_SchemaConstrainsTypesAndPredicates(t *testing.T) {
 	}
 	// The fifth triplet's "Factory" is no type of the schema: basedIn's
 	// domain types Velora Cycles as a Company. The fourth's City is one,
-	// and misfits supplies' range: dropped.
-	if want := []string{"Company basedIn City", "Company supplies Company", "Company basedIn City"}; !slices.Equal(got, want) {
+	// and misfits supplies' range alone: the range types Porto. The
+	// sixth misfits both sides: dropped.
+	if want := []string{"Company basedIn City", "Company supplies Company", "Company supplies Company", "Company basedIn City"}; !slices.Equal(got, want) {
 		t.Errorf("kept %q, want %q (the schema's own spelling)", got, want)
 	}
 	if d := ex.Stats().Dropped[DropOutsideSchema]; d != 2 {
-		t.Errorf("outside_schema drops = %d, want 2 (unknown predicate, range misfit)", d)
+		t.Errorf("outside_schema drops = %d, want 2 (unknown predicate, both sides misfit)", d)
 	}
 	if len(res.Entities) != 1 || ex.Stats().EntitiesDropped[DropOutsideSchema] != 1 {
 		t.Errorf("entities %+v, stats %+v", res.Entities, ex.Stats())
@@ -380,5 +382,28 @@ func TestExtractor_ParseReplyKeepsTripletsWhenEntitiesAreCut(t *testing.T) {
 	r, err := ParseReply(`{"triplets":[{"subject":"A","predicate":"p","object":"B","evidence":"A p B"}],"entities":[{"name":"A","type":"t","description":"d"},{"name":"B","ty`)
 	if err != nil || len(r.Triplets) != 1 || len(r.Entities) != 1 {
 		t.Errorf("got %+v, %v", r, err)
+	}
+}
+
+func TestRelations_FindAPredicateHoweverItIsSpaced(t *testing.T) {
+	rels := Schema{RelationTypes: []RelationType{
+		{Name: "birthPlace"}, {Name: "country of citizenship"},
+		// two relations whose compact forms are one: neither is found by it
+		{Name: "part_of"}, {Name: "partof"},
+	}}.relations()
+	for written, want := range map[string]string{
+		"birthPlace": "birthPlace", "birth place": "birthPlace", "Birth_Place": "birthPlace", "birthplace": "birthPlace",
+		"countryOfCitizenship": "country of citizenship", "country of citizenship": "country of citizenship",
+		"part of": "part_of", "partof": "partof", "PartOf": "partof",
+	} {
+		r, ok := lookupRelation(rels, NormalizePredicate(written))
+		if !ok || r.Name != want {
+			t.Errorf("%q found %q (%v), want %q", written, r.Name, ok, want)
+		}
+	}
+	for _, written := range []string{"place of birth", "birth", "citizenship"} {
+		if r, ok := lookupRelation(rels, NormalizePredicate(written)); ok {
+			t.Errorf("%q found %q, want none (another name is not a spelling)", written, r.Name)
+		}
 	}
 }

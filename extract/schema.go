@@ -59,6 +59,10 @@ func (s Schema) entityTypes() vocabulary {
 	return v
 }
 
+// relations maps each relation's normalised name, and its compact form
+// (the same without separators, so "birthPlace", "birth place" and
+// "birth_place" all find birthPlace), to the relation; a compact form two
+// relations share finds neither.
 func (s Schema) relations() map[string]RelationType {
 	if len(s.RelationTypes) == 0 {
 		return nil
@@ -67,8 +71,34 @@ func (s Schema) relations() map[string]RelationType {
 	for _, r := range s.RelationTypes {
 		v[NormalizePredicate(r.Name)] = r
 	}
+	compact := map[string]RelationType{}
+	shared := map[string]bool{}
+	for _, r := range s.RelationTypes {
+		k := compactPredicate(NormalizePredicate(r.Name))
+		if prev, ok := compact[k]; ok && prev.Name != r.Name {
+			shared[k] = true
+		}
+		compact[k] = r
+	}
+	for k, r := range compact {
+		if _, exact := v[k]; !exact && !shared[k] {
+			v[k] = r
+		}
+	}
 	return v
 }
+
+// lookupRelation returns the relation a normalised predicate names, by
+// its normalised or its compact form.
+func lookupRelation(rels map[string]RelationType, pred string) (RelationType, bool) {
+	if r, ok := rels[pred]; ok {
+		return r, true
+	}
+	r, ok := rels[compactPredicate(pred)]
+	return r, ok
+}
+
+func compactPredicate(p string) string { return strings.ReplaceAll(p, "_", "") }
 
 // typeName returns the type as the output spells it: the schema's name when
 // there is a schema (ok false when the type is not in it), else normalised.
