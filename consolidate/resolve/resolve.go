@@ -412,10 +412,12 @@ func (r *resolver) run(ctx context.Context) (Result, error) {
 		r.accepted[pairKey(i, j)] = p
 		uf.union(i, j)
 	}
-	// The uncertain pairs and their ends, apart: the pairs become the
-	// result's list in place, so a million names do not hold them twice.
-	var uncertain []Pair
-	var ends [][2]int32
+	// The uncertain pairs are kept as their candidates, moved to the front
+	// of cands (the loop has read past where each is written): a million
+	// names have millions of them, and a Pair is ten times a candidate's
+	// size. Those a merge leaves apart become Pairs once the clusters are
+	// known, decided again (decide depends on the two names alone).
+	doubts := 0
 	for _, c := range cands {
 		i, j := int(c.i), int(c.j)
 		if r.keepApart[i] || r.keepApart[j] || r.cannot[pairKey(i, j)] || r.anchorsClash(i, j) {
@@ -433,7 +435,8 @@ func (r *resolver) run(ctx context.Context) (Result, error) {
 			r.accepted[pairKey(i, j)] = p
 			uf.union(i, j)
 		case doubt:
-			uncertain, ends = append(uncertain, p), append(ends, [2]int32{int32(i), int32(j)})
+			cands[doubts] = c
+			doubts++
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -451,15 +454,17 @@ func (r *resolver) run(ctx context.Context) (Result, error) {
 	}
 	slices.SortFunc(res.Splits, func(a, b Split) int { return strings.Compare(a.Clusters[0], b.Clusters[0]) })
 	n := 0
-	for k, e := range ends {
-		if of[e[0]] != of[e[1]] {
-			uncertain[n] = uncertain[k]
+	for _, c := range cands[:doubts] {
+		if of[c.i] != of[c.j] {
+			cands[n] = c
 			n++
 		}
 	}
-	clear(uncertain[n:]) // what a merge settled: its strings and signals can go
 	if n > 0 {
-		res.Uncertain = uncertain[:n:n]
+		res.Uncertain = make([]Pair, n)
+		for k, c := range cands[:n] {
+			res.Uncertain[k], _, _ = r.decide(int(c.i), int(c.j), c.keys)
+		}
 	}
 	slices.SortFunc(res.Uncertain, func(a, b Pair) int {
 		return cmp.Or(cmp.Compare(a.Margin, b.Margin), cmp.Compare(b.Cosine, a.Cosine),
