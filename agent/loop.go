@@ -222,6 +222,10 @@ func (r *run) do(ctx context.Context, act action) error {
 			return err
 		} else if args != nil {
 			act.args, out, text = args, moved, moved
+		} else if args, added, err := r.addFilter(ctx, act.args, out); err != nil {
+			return err
+		} else if args != nil {
+			act.args, out, text = args, added, added
 		}
 		if done, err := r.resultAnswer(ctx, act.args, out); err != nil || done {
 			return err

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"kgforge/internal/duck"
 	"kgforge/kg"
@@ -192,6 +193,9 @@ func (t *Toolbox) linkValues(ctx context.Context, tables []kg.Table, question st
 						n++
 					}
 				}
+				if n > 0 && namedWhole(question, r[0]) {
+					n += maxLinkWords // the question writes the whole value: before any value that shares words only
+				}
 				if n > 0 {
 					vs = append(vs, scored{r[0], n})
 				}
@@ -208,6 +212,34 @@ func (t *Toolbox) linkValues(ctx context.Context, tables []kg.Table, question st
 		}
 	}
 	return out, nil
+}
+
+// namedWhole reports whether text holds value whole, ignoring case: at
+// word boundaries ("Kaiga-4" in "Which country is Kaiga-4 built in?",
+// not "plant" in "plants"), a value of three or more characters.
+func namedWhole(text, value string) bool {
+	value = strings.ToLower(strings.TrimSpace(value))
+	if utf8.RuneCountInString(value) < 3 {
+		return false
+	}
+	text = strings.ToLower(text)
+	for i := 0; ; {
+		k := strings.Index(text[i:], value)
+		if k < 0 {
+			return false
+		}
+		start, end := i+k, i+k+len(value)
+		before, _ := utf8.DecodeLastRuneInString(text[:start])
+		after, _ := utf8.DecodeRuneInString(text[end:])
+		if !isWordRune(before) && !isWordRune(after) {
+			return true
+		}
+		i = start + 1
+	}
+}
+
+func isWordRune(r rune) bool {
+	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r))
 }
 
 // uniq is words without repeats, in order.

@@ -232,15 +232,18 @@ func TestLinkValues_FindsTheValuesTheQuestionNames(t *testing.T) {
 // where the model put it.
 func TestAgentActionModel_MovesAFilterToTheColumnThatHoldsItsValue(t *testing.T) {
 	for _, c := range []struct {
-		call  string
-		moved bool
+		question, call string
+		moved          bool
 	}{
-		{`{"table":"parts","columns":["part_id","name"],"where":[{"column":"supplier_id","op":"=","value":"brno"}]}`, true},
-		{`{"table":"parts","columns":["part_id","name"],"where":[{"column":"name","op":"contains","value":"Brno"}]}`, true},
-		{`{"table":"parts","columns":["part_id","name"],"where":[{"column":"supplier_id","op":"=","value":"Oslo"}]}`, false},
+		{"Which parts are made in Brno?", `{"table":"parts","columns":["part_id","name"],"where":[{"column":"supplier_id","op":"=","value":"brno"}]}`, true},
+		{"Which parts are made in Brno?", `{"table":"parts","columns":["part_id","name"],"where":[{"column":"name","op":"contains","value":"Brno"}]}`, true},
+		// a value the question does not name, copied from the listing: the question's value instead
+		{"Which parts are made in Brno?", `{"table":"parts","columns":["part_id","name"],"where":[{"column":"supplier_id","op":"=","value":"Oslo"}]}`, true},
+		// the question names no value the bundle holds: nothing to move
+		{"Which parts are made in Oslo?", `{"table":"parts","columns":["part_id","name"],"where":[{"column":"supplier_id","op":"=","value":"Oslo"}]}`, false},
 	} {
 		m := script(actionModel, `{"tool":"select","args":`+c.call+`}`)
-		ans := askExample(t, m, "Which parts are made in Brno?")
+		ans := askExample(t, m, c.question)
 		if !ans.Answered || len(m.gens) != 1 {
 			t.Fatalf("%s: %d generates, answer %+v", c.call, len(m.gens), ans)
 		}
@@ -274,4 +277,57 @@ func askExample(t *testing.T, m LLM, question string) Answer {
 		t.Fatal(err)
 	}
 	return ans
+}
+
+func TestAgentActionModel_AddsTheFilterAnAggregateLeftOut(t *testing.T) {
+	for _, c := range []struct {
+		question, call string
+		added          bool
+	}{
+		// a count over the whole table although the question names a plant
+		{"How many parts are made in Brno?", `{"table":"parts","aggregate":{"fn":"count","column":"part_id"}}`, true},
+		// the question names no value: the count stands
+		{"How many parts are there?", `{"table":"parts","aggregate":{"fn":"count","column":"part_id"}}`, false},
+		// a filter or a grouping the model wrote: left as it is
+		{"How many parts are made in Brno?", `{"table":"parts","where":[{"column":"plant","op":"=","value":"Porto"}],"aggregate":{"fn":"count","column":"part_id"}}`, false},
+		{"How many parts are made in Brno?", `{"table":"parts","columns":["plant"],"group_by":["plant"],"aggregate":{"fn":"count","column":"part_id"}}`, false},
+	} {
+		m := script(actionModel, `{"tool":"select","args":`+c.call+`}`)
+		ans := askExample(t, m, c.question)
+		if !ans.Answered || len(m.gens) != 1 {
+			t.Fatalf("%s: %d generates, answer %+v", c.call, len(m.gens), ans)
+		}
+		if !c.added {
+			if len(ans.Steps) != 2 || ans.Steps[0].By != "" {
+				t.Errorf("%s: steps %+v; want the model's query answered as it is", c.call, ans.Steps)
+			}
+			continue
+		}
+		if len(ans.Steps) != 3 || ans.Steps[1].By != StepByKgforge || !strings.Contains(string(ans.Steps[1].Args), `"where":[{"column":"plant","op":"=","value":"Brno"}]`) {
+			t.Fatalf("%s: steps %+v; want the model's count, kgforge's filtered on plant = Brno, the answer", c.call, ans.Steps)
+		}
+		if _, rows, _ := ResultRows(ans.Steps[1].Result); len(rows) != 1 || rows[0][0] != "7" || ans.Text != "7" {
+			t.Errorf("%s: answer %q from %q; want the 7 parts made in Brno", c.call, ans.Text, ans.Steps[1].Result)
+		}
+	}
+}
+
+func TestNamedWhole_AValueAtWordBoundaries(t *testing.T) {
+	for _, c := range []struct {
+		text, value string
+		want        bool
+	}{
+		{"Which country is Kaiga-4 built in?", "Kaiga-4", true},
+		{"Which country is Kaiga-4 built in?", "kaiga-4", true},
+		{"Which country is Kaiga-41 built in?", "Kaiga-4", false},
+		{"How many plants are there?", "plant", false},
+		{"How many plants are in the plant list?", "plant", true},
+		{"Parts made in Brno", "Brno", true},
+		{"Is it an A?", "A", false}, // too short to tell
+		{"Kaiga", "Kaiga-4", false},
+	} {
+		if got := namedWhole(c.text, c.value); got != c.want {
+			t.Errorf("namedWhole(%q, %q) = %v, want %v", c.text, c.value, got, c.want)
+		}
+	}
 }

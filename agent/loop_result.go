@@ -164,19 +164,23 @@ func ResultAnswerText(rows [][]string) string {
 	return strings.Join(parts, "; ")
 }
 
-// maxFilterMoves bounds the queries moveFilter runs for one result.
+// maxFilterMoves bounds the queries moveFilter (or addFilter) runs for one
+// result.
 const maxFilterMoves = 3
 
-// moveFilter repairs the action model's most frequent wrong query: the
-// value the question names, copied from the listing, filtered on another
-// column than the one that holds it ("Spain" on supplier_id), so the
-// result is empty. When the typed query's result has no rows and a
-// filter's value (= or contains) is a value linked to the question in
-// another column the query's table offers (its own or a joined table's:
-// linkValues found it there), kgforge runs the query again with the
-// filter on that column, as a step of its own (Step.By), and takes that
-// result when it has rows. moved is the query kgforge ran, nil when
-// nothing was moved; result is its result.
+// moveFilter repairs the action model's most frequent wrong queries, whose
+// result is empty: the value the question names filtered on another column
+// than the one that holds it ("Spain" on supplier_id), or a filter whose
+// value the question does not name at all, copied from the listing's
+// samples ("Argentina" for "Which country is Kaiga-4 built in?"). When
+// the typed query's result has no rows, kgforge runs it again with a
+// filter (= or contains) moved to another column the query's table offers
+// (its own or a joined table's) whose linked values (linkValues) hold the
+// filter's value; failing that, with a filter whose value the question
+// does not write replaced by a linked value the question writes whole,
+// on that value's column, the longest first. Each try is a step of its
+// own (Step.By); the first result with rows is taken. moved is the query
+// kgforge ran, nil when nothing was moved; result is its result.
 func (r *run) moveFilter(ctx context.Context, args json.RawMessage, out string) (moved json.RawMessage, result string, err error) {
 	if _, rows, isRows := ResultRows(out); !isRows || len(rows) > 0 || len(r.linked) == 0 {
 		return nil, "", nil
@@ -194,51 +198,136 @@ func (r *run) moveFilter(ctx context.Context, args json.RawMessage, out string) 
 	if ti < 0 {
 		return nil, "", nil
 	}
-	tries := 0
+	linkedOf := func(col string) []string {
+		if tbl, name, joined := strings.Cut(col, "."); joined {
+			return r.linked[linkKey(tbl, name)]
+		}
+		return r.linked[linkKey(c.Table, col)]
+	}
+	type rewrite struct {
+		i             int // the filter rewritten
+		column, value string
+	}
+	var tries []rewrite
 	for i, w := range c.Where {
 		if w.Op != "=" && w.Op != "contains" || strings.TrimSpace(w.Value) == "" {
 			continue
 		}
 		for _, col := range tables[ti].columns {
-			if tries == maxFilterMoves {
-				return nil, "", nil
-			}
 			if col == w.Column {
 				continue
 			}
-			key := linkKey(c.Table, col)
-			if tbl, name, joined := strings.Cut(col, "."); joined {
-				key = linkKey(tbl, name)
+			if value, found := linkedMatch(linkedOf(col), w.Op, w.Value); found {
+				tries = append(tries, rewrite{i, col, value})
 			}
-			value, found := linkedMatch(r.linked[key], w.Op, w.Value)
-			if !found {
-				continue
+		}
+	}
+	var named []rewrite
+	for i, w := range c.Where {
+		if w.Op != "=" && w.Op != "contains" || namedWhole(r.ans.Question, w.Value) {
+			continue
+		}
+		for _, col := range tables[ti].columns {
+			for _, v := range linkedOf(col) {
+				if namedWhole(r.ans.Question, v) && (col != w.Column || !strings.EqualFold(v, w.Value)) {
+					named = append(named, rewrite{i, col, v})
+				}
 			}
-			var m map[string]any
-			if json.Unmarshal(args, &m) != nil {
-				return nil, "", nil
+		}
+	}
+	slices.SortStableFunc(named, func(a, b rewrite) int { return len(b.value) - len(a.value) })
+	tries = append(tries, named...)
+	for _, t := range tries[:min(len(tries), maxFilterMoves)] {
+		var m map[string]any
+		if json.Unmarshal(args, &m) != nil {
+			return nil, "", nil
+		}
+		where, _ := m["where"].([]any)
+		f, _ := where[t.i].(map[string]any)
+		if f == nil {
+			return nil, "", nil
+		}
+		f["column"], f["value"] = t.column, t.value
+		if w := c.Where[t.i]; w.Op == "contains" && !strings.EqualFold(t.value, w.Value) {
+			f["op"] = "="
+		}
+		raw, err := json.Marshal(m)
+		if err != nil {
+			return nil, "", err
+		}
+		res, err := r.a.tools.Call(ctx, ToolSelect, raw)
+		if ce := (*CallError)(nil); errors.As(err, &ce) {
+			continue
+		} else if err != nil {
+			return nil, "", err
+		}
+		if _, rows, isRows := ResultRows(res); isRows && len(rows) > 0 {
+			r.record(Step{Tool: ToolSelect, Args: raw, Result: res, By: StepByKgforge})
+			return raw, res, nil
+		}
+	}
+	return nil, "", nil
+}
+
+// addFilter repairs the action model's other frequent wrong query: an
+// aggregate over a whole table ("How many PHWR are there today?" counted
+// every row) although the question names a value of one of its columns.
+// When the typed query aggregates without a filter or a grouping and the
+// question writes whole a value linked to a column the query's table
+// offers (linkValues), kgforge runs the query again filtered on that
+// value, the longest such value first, as a step of its own (Step.By),
+// and takes that result when it has rows. added is the query kgforge
+// ran, nil when none; result is its result.
+func (r *run) addFilter(ctx context.Context, args json.RawMessage, out string) (added json.RawMessage, result string, err error) {
+	if _, rows, isRows := ResultRows(out); !isRows || len(rows) == 0 || len(r.linked) == 0 {
+		return nil, "", nil
+	}
+	var c selectCall
+	if json.Unmarshal(args, &c) != nil || c.Aggregate == nil || len(c.Where) > 0 || len(c.GroupBy) > 0 {
+		return nil, "", nil
+	}
+	data, err := r.a.tools.b.Tables()
+	if err != nil {
+		return nil, "", nil
+	}
+	tables := selectSchema(data)
+	ti := slices.IndexFunc(tables, func(t selectTable) bool { return t.name == c.Table })
+	if ti < 0 {
+		return nil, "", nil
+	}
+	type filter struct{ column, value string }
+	var named []filter
+	for _, col := range tables[ti].columns {
+		key := linkKey(c.Table, col)
+		if tbl, name, joined := strings.Cut(col, "."); joined {
+			key = linkKey(tbl, name)
+		}
+		for _, v := range r.linked[key] {
+			if namedWhole(r.ans.Question, v) {
+				named = append(named, filter{col, v})
 			}
-			where, _ := m["where"].([]any)
-			f, _ := where[i].(map[string]any)
-			if f == nil {
-				return nil, "", nil
-			}
-			f["column"], f["value"] = col, value
-			raw, err := json.Marshal(m)
-			if err != nil {
-				return nil, "", err
-			}
-			tries++
-			res, err := r.a.tools.Call(ctx, ToolSelect, raw)
-			if ce := (*CallError)(nil); errors.As(err, &ce) {
-				continue
-			} else if err != nil {
-				return nil, "", err
-			}
-			if _, rows, isRows := ResultRows(res); isRows && len(rows) > 0 {
-				r.record(Step{Tool: ToolSelect, Args: raw, Result: res, By: StepByKgforge})
-				return raw, res, nil
-			}
+		}
+	}
+	slices.SortStableFunc(named, func(a, b filter) int { return len(b.value) - len(a.value) })
+	for _, f := range named[:min(len(named), maxFilterMoves)] {
+		var m map[string]any
+		if json.Unmarshal(args, &m) != nil {
+			return nil, "", nil
+		}
+		m["where"] = []any{map[string]any{"column": f.column, "op": "=", "value": f.value}}
+		raw, err := json.Marshal(m)
+		if err != nil {
+			return nil, "", err
+		}
+		res, err := r.a.tools.Call(ctx, ToolSelect, raw)
+		if ce := (*CallError)(nil); errors.As(err, &ce) {
+			continue
+		} else if err != nil {
+			return nil, "", err
+		}
+		if _, rows, isRows := ResultRows(res); isRows && len(rows) > 0 {
+			r.record(Step{Tool: ToolSelect, Args: raw, Result: res, By: StepByKgforge})
+			return raw, res, nil
 		}
 	}
 	return nil, "", nil

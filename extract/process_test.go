@@ -387,9 +387,11 @@ func TestExtractor_ParseReplyKeepsTripletsWhenEntitiesAreCut(t *testing.T) {
 
 func TestRelations_FindAPredicateHoweverItIsSpaced(t *testing.T) {
 	rels := Schema{RelationTypes: []RelationType{
-		{Name: "birthPlace"}, {Name: "country of citizenship"},
+		{Name: "birthPlace"},
+		{Name: "country of citizenship"},
 		// two relations whose compact forms are one: neither is found by it
-		{Name: "part_of"}, {Name: "partof"},
+		{Name: "part_of"},
+		{Name: "partof"},
 	}}.relations()
 	for written, want := range map[string]string{
 		"birthPlace": "birthPlace", "birth place": "birthPlace", "Birth_Place": "birthPlace", "birthplace": "birthPlace",
