@@ -185,24 +185,9 @@ func (r *run) moveFilter(ctx context.Context, args json.RawMessage, out string) 
 	if _, rows, isRows := ResultRows(out); !isRows || len(rows) > 0 || len(r.linked) == 0 {
 		return nil, "", nil
 	}
-	var c selectCall
-	if json.Unmarshal(args, &c) != nil || len(c.Where) == 0 {
+	c, columns := r.typedQuery(args)
+	if columns == nil || len(c.Where) == 0 {
 		return nil, "", nil
-	}
-	data, err := r.a.tools.b.Tables()
-	if err != nil {
-		return nil, "", nil
-	}
-	tables := selectSchema(data)
-	ti := slices.IndexFunc(tables, func(t selectTable) bool { return t.name == c.Table })
-	if ti < 0 {
-		return nil, "", nil
-	}
-	linkedOf := func(col string) []string {
-		if tbl, name, joined := strings.Cut(col, "."); joined {
-			return r.linked[linkKey(tbl, name)]
-		}
-		return r.linked[linkKey(c.Table, col)]
 	}
 	type rewrite struct {
 		i             int // the filter rewritten
@@ -213,11 +198,11 @@ func (r *run) moveFilter(ctx context.Context, args json.RawMessage, out string) 
 		if w.Op != "=" && w.Op != "contains" || strings.TrimSpace(w.Value) == "" {
 			continue
 		}
-		for _, col := range tables[ti].columns {
+		for _, col := range columns {
 			if col == w.Column {
 				continue
 			}
-			if value, found := linkedMatch(linkedOf(col), w.Op, w.Value); found {
+			if value, found := linkedMatch(r.linkedOf(c.Table, col), w.Op, w.Value); found {
 				tries = append(tries, rewrite{i, col, value})
 			}
 		}
@@ -227,8 +212,8 @@ func (r *run) moveFilter(ctx context.Context, args json.RawMessage, out string) 
 		if w.Op != "=" && w.Op != "contains" || namedWhole(r.ans.Question, w.Value) {
 			continue
 		}
-		for _, col := range tables[ti].columns {
-			for _, v := range linkedOf(col) {
+		for _, col := range columns {
+			for _, v := range r.linkedOf(c.Table, col) {
 				if namedWhole(r.ans.Question, v) && (col != w.Column || !strings.EqualFold(v, w.Value)) {
 					named = append(named, rewrite{i, col, v})
 				}
@@ -251,19 +236,8 @@ func (r *run) moveFilter(ctx context.Context, args json.RawMessage, out string) 
 		if w := c.Where[t.i]; w.Op == "contains" && !strings.EqualFold(t.value, w.Value) {
 			f["op"] = "="
 		}
-		raw, err := json.Marshal(m)
-		if err != nil {
-			return nil, "", err
-		}
-		res, err := r.a.tools.Call(ctx, ToolSelect, raw)
-		if ce := (*CallError)(nil); errors.As(err, &ce) {
-			continue
-		} else if err != nil {
-			return nil, "", err
-		}
-		if _, rows, isRows := ResultRows(res); isRows && len(rows) > 0 {
-			r.record(Step{Tool: ToolSelect, Args: raw, Result: res, By: StepByKgforge})
-			return raw, res, nil
+		if raw, res, err := r.rerun(ctx, m); err != nil || raw != nil {
+			return raw, res, err
 		}
 	}
 	return nil, "", nil
@@ -282,27 +256,14 @@ func (r *run) addFilter(ctx context.Context, args json.RawMessage, out string) (
 	if _, rows, isRows := ResultRows(out); !isRows || len(rows) == 0 || len(r.linked) == 0 {
 		return nil, "", nil
 	}
-	var c selectCall
-	if json.Unmarshal(args, &c) != nil || c.Aggregate == nil || len(c.Where) > 0 || len(c.GroupBy) > 0 {
-		return nil, "", nil
-	}
-	data, err := r.a.tools.b.Tables()
-	if err != nil {
-		return nil, "", nil
-	}
-	tables := selectSchema(data)
-	ti := slices.IndexFunc(tables, func(t selectTable) bool { return t.name == c.Table })
-	if ti < 0 {
+	c, columns := r.typedQuery(args)
+	if columns == nil || c.Aggregate == nil || len(c.Where) > 0 || len(c.GroupBy) > 0 {
 		return nil, "", nil
 	}
 	type filter struct{ column, value string }
 	var named []filter
-	for _, col := range tables[ti].columns {
-		key := linkKey(c.Table, col)
-		if tbl, name, joined := strings.Cut(col, "."); joined {
-			key = linkKey(tbl, name)
-		}
-		for _, v := range r.linked[key] {
+	for _, col := range columns {
+		for _, v := range r.linkedOf(c.Table, col) {
 			if namedWhole(r.ans.Question, v) {
 				named = append(named, filter{col, v})
 			}
@@ -315,20 +276,59 @@ func (r *run) addFilter(ctx context.Context, args json.RawMessage, out string) (
 			return nil, "", nil
 		}
 		m["where"] = []any{map[string]any{"column": f.column, "op": "=", "value": f.value}}
-		raw, err := json.Marshal(m)
-		if err != nil {
-			return nil, "", err
+		if raw, res, err := r.rerun(ctx, m); err != nil || raw != nil {
+			return raw, res, err
 		}
-		res, err := r.a.tools.Call(ctx, ToolSelect, raw)
-		if ce := (*CallError)(nil); errors.As(err, &ce) {
-			continue
-		} else if err != nil {
-			return nil, "", err
-		}
-		if _, rows, isRows := ResultRows(res); isRows && len(rows) > 0 {
-			r.record(Step{Tool: ToolSelect, Args: raw, Result: res, By: StepByKgforge})
-			return raw, res, nil
-		}
+	}
+	return nil, "", nil
+}
+
+// typedQuery parses a typed query and returns the columns its table
+// offers (its own and its joined tables', as "table.column"); nil columns
+// when the query or its table is not one kgforge can repair.
+func (r *run) typedQuery(args json.RawMessage) (selectCall, []string) {
+	var c selectCall
+	if json.Unmarshal(args, &c) != nil {
+		return c, nil
+	}
+	data, err := r.a.tools.b.Tables()
+	if err != nil {
+		return c, nil
+	}
+	tables := selectSchema(data)
+	ti := slices.IndexFunc(tables, func(t selectTable) bool { return t.name == c.Table })
+	if ti < 0 {
+		return c, nil
+	}
+	return c, tables[ti].columns
+}
+
+// linkedOf returns the values linked to the question in a column the
+// query's table offers.
+func (r *run) linkedOf(table, col string) []string {
+	if tbl, name, joined := strings.Cut(col, "."); joined {
+		return r.linked[linkKey(tbl, name)]
+	}
+	return r.linked[linkKey(table, col)]
+}
+
+// rerun runs the repaired query m as a step of kgforge's own, and returns
+// it and its result when the result has rows; nil when it failed or has
+// none.
+func (r *run) rerun(ctx context.Context, m map[string]any) (json.RawMessage, string, error) {
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return nil, "", err
+	}
+	res, err := r.a.tools.Call(ctx, ToolSelect, raw)
+	if ce := (*CallError)(nil); errors.As(err, &ce) {
+		return nil, "", nil
+	} else if err != nil {
+		return nil, "", err
+	}
+	if _, rows, isRows := ResultRows(res); isRows && len(rows) > 0 {
+		r.record(Step{Tool: ToolSelect, Args: raw, Result: res, By: StepByKgforge})
+		return raw, res, nil
 	}
 	return nil, "", nil
 }
