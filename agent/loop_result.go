@@ -190,8 +190,8 @@ func (r *run) moveFilter(ctx context.Context, args json.RawMessage, out string) 
 		return nil, "", nil
 	}
 	type rewrite struct {
-		i             int // the filter rewritten
-		column, value string
+		i int // the filter rewritten
+		linkedFilter
 	}
 	var tries []rewrite
 	for i, w := range c.Where {
@@ -203,20 +203,19 @@ func (r *run) moveFilter(ctx context.Context, args json.RawMessage, out string) 
 				continue
 			}
 			if value, found := linkedMatch(r.linkedOf(c.Table, col), w.Op, w.Value); found {
-				tries = append(tries, rewrite{i, col, value})
+				tries = append(tries, rewrite{i, linkedFilter{col, value}})
 			}
 		}
 	}
+	whole := r.namedValues(c.Table, columns)
 	var named []rewrite
 	for i, w := range c.Where {
 		if w.Op != "=" && w.Op != "contains" || namedWhole(r.ans.Question, w.Value) {
 			continue
 		}
-		for _, col := range columns {
-			for _, v := range r.linkedOf(c.Table, col) {
-				if namedWhole(r.ans.Question, v) && (col != w.Column || !strings.EqualFold(v, w.Value)) {
-					named = append(named, rewrite{i, col, v})
-				}
+		for _, f := range whole {
+			if f.column != w.Column || !strings.EqualFold(f.value, w.Value) {
+				named = append(named, rewrite{i, f})
 			}
 		}
 	}
@@ -260,16 +259,7 @@ func (r *run) addFilter(ctx context.Context, args json.RawMessage, out string) (
 	if columns == nil || c.Aggregate == nil || len(c.Where) > 0 || len(c.GroupBy) > 0 {
 		return nil, "", nil
 	}
-	type filter struct{ column, value string }
-	var named []filter
-	for _, col := range columns {
-		for _, v := range r.linkedOf(c.Table, col) {
-			if namedWhole(r.ans.Question, v) {
-				named = append(named, filter{col, v})
-			}
-		}
-	}
-	slices.SortStableFunc(named, func(a, b filter) int { return len(b.value) - len(a.value) })
+	named := r.namedValues(c.Table, columns)
 	for _, f := range named[:min(len(named), maxFilterMoves)] {
 		var m map[string]any
 		if json.Unmarshal(args, &m) != nil {
@@ -301,6 +291,26 @@ func (r *run) typedQuery(args json.RawMessage) (selectCall, []string) {
 		return c, nil
 	}
 	return c, tables[ti].columns
+}
+
+// linkedFilter is a filter kgforge may write: a column and a value linked
+// to the question in it.
+type linkedFilter struct{ column, value string }
+
+// namedValues returns the values linked to the question in the columns
+// the query's table offers that the question writes whole (namedWhole),
+// the longest first.
+func (r *run) namedValues(table string, columns []string) []linkedFilter {
+	var named []linkedFilter
+	for _, col := range columns {
+		for _, v := range r.linkedOf(table, col) {
+			if namedWhole(r.ans.Question, v) {
+				named = append(named, linkedFilter{col, v})
+			}
+		}
+	}
+	slices.SortStableFunc(named, func(a, b linkedFilter) int { return len(b.value) - len(a.value) })
+	return named
 }
 
 // linkedOf returns the values linked to the question in a column the

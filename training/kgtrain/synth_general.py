@@ -115,9 +115,6 @@ class World(synth.World):
         r = self.rng
         return self.fresh(lambda: f"{r.choice(self.syl_a)}{r.choice(self.syl_b)}{r.choice(['', 'burg', 'ville', 'stad', 'ford'])}")
 
-    def org(self):
-        return self.company()
-
     def school(self):
         r = self.rng
         return self.fresh(lambda: r.choice([f"University of {self.city()[0]}", f"{self.city()[0]} Institute of Technology",
@@ -145,7 +142,7 @@ def _person(w):
     dc, dk = w.city()
     bd, dd = w.date(), w.date()
     job = r.choice(JOBS)
-    school, org, award = w.school(), w.org(), w.award()
+    school, org, award = w.school(), w.company(), w.award()
     a = "an" if job[0] in "aeiou" else "a"
     return [
         r.choice([
@@ -177,7 +174,7 @@ def _work(w):
     r = w.rng
     t, t2 = w.work(), w.work()
     a, d, c = w.person(), w.person(), w.person()
-    pub, date = w.org(), w.date()
+    pub, date = w.company(), w.date()
     genre, lang = r.choice(GENRES), r.choice(LANGUAGES)
     return [
         r.choice([
@@ -229,7 +226,7 @@ def _place(w):
 
 def _org(w):
     r = w.rng
-    o, f = w.org(), w.person()
+    o, f = w.company(), w.person()
     city, country = w.city()
     year, ind = w.date(), r.choice(INDUSTRIES)
     team, league, venue, coach, player = w.team(), r.choice(LEAGUE), w.venue(), w.person(), w.person()
