@@ -196,32 +196,49 @@ func typoDiffer(a, b []uint32, words []string) bool {
 // words (Levenshtein with adjacent transpositions) over the longer's
 // length in runes.
 func editSimilarity(a, b string) float64 {
-	ra, rb := []rune(a), []rune(b)
+	// Three rows of the distance table, on the stack for words of up to
+	// 32 runes: the guard runs on every candidate pair of one word each,
+	// millions at a million names, and a table a call was most of the
+	// garbage a resolve made.
+	var sa, sb [32]rune
+	ra, rb := appendRunes(sa[:0], a), appendRunes(sb[:0], b)
 	n := max(len(ra), len(rb))
 	if n == 0 {
 		return 1
 	}
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
+	var rows [3 * 33]int
+	buf := rows[:]
+	if w := len(rb) + 1; 3*w > len(buf) {
+		buf = make([]int, 3*w)
 	}
-	for j := range d[0] {
-		d[0][j] = j
+	w := len(rb) + 1
+	prev2, prev, cur := buf[:w], buf[w:2*w], buf[2*w:3*w]
+	for j := range prev {
+		prev[j] = j
 	}
 	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
 		for j := 1; j <= len(rb); j++ {
 			cost := 1
 			if ra[i-1] == rb[j-1] {
 				cost = 0
 			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
 			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+				cur[j] = min(cur[j], prev2[j-2]+1)
 			}
 		}
+		prev2, prev, cur = prev, cur, prev2
 	}
-	return 1 - float64(d[len(ra)][len(rb)])/float64(n)
+	return 1 - float64(prev[len(rb)])/float64(n)
+}
+
+// appendRunes appends the runes of s to dst.
+func appendRunes(dst []rune, s string) []rune {
+	for _, c := range s {
+		dst = append(dst, c)
+	}
+	return dst
 }
 
 // strictSubset reports whether every word of one bag is in the other and

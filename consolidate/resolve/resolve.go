@@ -279,6 +279,10 @@ type resolver struct {
 	renames   map[int]renameTarget // entity → the rename an override asks for
 
 	accepted map[uint64]Pair // pairKey(i, j) → the merge
+	// signalSets holds one slice for each list of signals a kept pair
+	// has (signalSet): a million names keep millions of pairs and a few
+	// dozen distinct lists.
+	signalSets map[string][]Signal
 
 	text    *textIndex // the second signals' bags; nil without keys.signals
 	variant []bool     // name word id → a variant word (guards.go)
@@ -407,7 +411,7 @@ func (r *resolver) run(ctx context.Context) (Result, error) {
 	for _, m := range r.mustLinks {
 		i, j := int(m[0]), int(m[1])
 		p := r.pair(i, j, keyKind(0))
-		p.Signals = append(p.Signals, SignalMustLink)
+		p.Signals = r.signalSet(append(p.Signals, SignalMustLink))
 		p.Rule = RuleMustLink
 		r.accepted[pairKey(i, j)] = p
 		uf.union(i, j)
@@ -432,6 +436,7 @@ func (r *resolver) run(ctx context.Context) (Result, error) {
 		p, merge, doubt := r.decide(i, j, c.keys)
 		switch {
 		case merge:
+			p.Signals = r.signalSet(p.Signals)
 			r.accepted[pairKey(i, j)] = p
 			uf.union(i, j)
 		case doubt:
@@ -453,6 +458,11 @@ func (r *resolver) run(ctx context.Context) (Result, error) {
 		res.Splits = append(res.Splits, s.record(r, clusters, of))
 	}
 	slices.SortFunc(res.Splits, func(a, b Split) int { return strings.Compare(a.Clusters[0], b.Clusters[0]) })
+	// The clusters hold their merges: the accepted links and the other
+	// candidates are not needed again, and the uncertain list is the
+	// resolution's largest part.
+	r.stats.Merged = len(r.accepted)
+	r.accepted = nil
 	n := 0
 	for _, c := range cands[:doubts] {
 		if of[c.i] != of[c.j] {
@@ -460,10 +470,14 @@ func (r *resolver) run(ctx context.Context) (Result, error) {
 			n++
 		}
 	}
-	if n > 0 {
-		res.Uncertain = make([]Pair, n)
-		for k, c := range cands[:n] {
-			res.Uncertain[k], _, _ = r.decide(int(c.i), int(c.j), c.keys)
+	uncertain := slices.Clone(cands[:n])
+	cands = nil //nolint:ineffassign,wastedassign // lets the collector take every other candidate before the Pairs are made
+	if len(uncertain) > 0 {
+		res.Uncertain = make([]Pair, len(uncertain))
+		for k, c := range uncertain {
+			p, _, _ := r.decide(int(c.i), int(c.j), c.keys)
+			p.Signals = r.signalSet(p.Signals)
+			res.Uncertain[k] = p
 		}
 	}
 	slices.SortFunc(res.Uncertain, func(a, b Pair) int {
@@ -472,7 +486,6 @@ func (r *resolver) run(ctx context.Context) (Result, error) {
 	})
 	res.Clusters = clusters
 	res.UnmatchedOverrides = r.issues
-	r.stats.Merged = len(r.accepted)
 	r.stats.Uncertain = len(res.Uncertain)
 	r.stats.Splits = len(res.Splits)
 	res.Stats = r.stats
@@ -509,6 +522,29 @@ func (r *resolver) pair(i, j int, keys keyKind) Pair {
 		}
 	}
 	return p
+}
+
+// signalSet returns the resolution's one copy of the list of signals s,
+// its capacity its length, so a caller's append copies it. The lists of
+// equal signals in one order share it.
+func (r *resolver) signalSet(s []Signal) []Signal {
+	if len(s) == 0 {
+		return nil
+	}
+	var buf [256]byte
+	key := buf[:0]
+	for _, x := range s {
+		key = append(append(key, x...), 0)
+	}
+	if set, ok := r.signalSets[string(key)]; ok {
+		return set
+	}
+	if r.signalSets == nil {
+		r.signalSets = make(map[string][]Signal)
+	}
+	set := slices.Clip(slices.Clone(s))
+	r.signalSets[string(key)] = set
+	return set
 }
 
 func (r *resolver) band(c float64) Band {

@@ -567,3 +567,33 @@ func TestResolve_LargeNameBlock(t *testing.T) {
 		t.Errorf("a suffix block over the limit gave pairs: %+v", res.Stats)
 	}
 }
+
+// The uncertain pairs of one list of signals share one slice, clipped, so
+// a caller's append cannot change another pair's list.
+func TestResolve_UncertainPairsShareTheirSignals(t *testing.T) {
+	var s space
+	var ents []Entity
+	for k, c := range []float64{0.82, 0.91, 0.86} {
+		base := s.axis()
+		ents = append(ents,
+			ent(string(rune('a'+2*k)), "Left "+strings.Repeat("q", k+1), "", base),
+			ent(string(rune('b'+2*k)), "Right "+strings.Repeat("z", k+1), "", s.near(base, c)))
+	}
+	res := mustResolve(t, ents, Config{Rules: RulesCosine})
+	if len(res.Uncertain) != 3 {
+		t.Fatalf("%d uncertain pairs, want 3: %+v", len(res.Uncertain), res.Uncertain)
+	}
+	first := res.Uncertain[0].Signals
+	if len(first) == 0 || cap(first) != len(first) {
+		t.Fatalf("signals %v: len %d cap %d, want a clipped non-empty list", first, len(first), cap(first))
+	}
+	for _, p := range res.Uncertain[1:] {
+		if !slices.Equal(p.Signals, first) || &p.Signals[0] != &first[0] {
+			t.Errorf("pair %s–%s: signals %v not the shared list %v", p.A, p.B, p.Signals, first)
+		}
+	}
+	grown := append(res.Uncertain[0].Signals, SignalMustLink)
+	if slices.Contains(res.Uncertain[1].Signals, SignalMustLink) || len(grown) != len(first)+1 {
+		t.Errorf("an append to one pair's signals reached another's: %v", res.Uncertain[1].Signals)
+	}
+}
