@@ -142,7 +142,35 @@ func run(ctx context.Context, o options, stdout io.Writer) (err error) {
 			return fmt.Errorf("-dbs: no set of %s has database %q", o.sets, db)
 		}
 	}
+	if err := writeHeldOut(o.out, sp, order); err != nil {
+		return err
+	}
 	return summary(stdout, order, tallies)
+}
+
+// heldOutFile names, beside train.jsonl and eval.jsonl, the databases the
+// run held out: the split file's, and for the synthetic set those the
+// rule picked among the databases this run made (another seed or number
+// than the default set's), which the split file cannot list. kgtrain's
+// prepare checks the pairs against it as well as against the split file.
+const heldOutFile = "heldout.json"
+
+// writeHeldOut writes heldOutFile for the sets of keys (set + "\t" +
+// split, as the tallies are kept).
+func writeHeldOut(dir string, sp *split, keys []string) error {
+	held := map[string][]string{}
+	for _, k := range keys {
+		set, _, _ := strings.Cut(k, "\t")
+		held[set] = slices.Sorted(slices.Values(sp.HeldOut[set]))
+	}
+	raw, err := json.MarshalIndent(struct {
+		About   string              `json:"about"`
+		HeldOut map[string][]string `json:"heldout"`
+	}{"the databases this run of bench/agenttraj held out (eval.jsonl): the split file's and, for the synthetic set, those its rule picked among the databases made", held}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, heldOutFile), append(raw, '\n'), 0o644)
 }
 
 // databases lists a set's databases in the order their first question

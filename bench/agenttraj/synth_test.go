@@ -132,6 +132,13 @@ func TestRun_Synthetic(t *testing.T) {
 	if len(held) == 0 || len(held) == len(databases(set)) {
 		t.Fatalf("held out %v of %v", held, databases(set))
 	}
+	written, err := readSplitLists(filepath.Join(out, heldOutFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(written[synthSetName], slices.Sorted(slices.Values(held))) || len(written) != 1 {
+		t.Errorf("%s holds out %v, the run %v", heldOutFile, written, held)
+	}
 	for _, split := range []string{splitTrain, splitEval} {
 		pairs := readPairs(t, filepath.Join(out, split+".jsonl"))
 		if len(pairs) == 0 {
@@ -150,6 +157,15 @@ func TestRun_Synthetic(t *testing.T) {
 			}
 		}
 	}
+}
+
+// readSplitLists reads the held-out lists of a file such as heldOutFile.
+func readSplitLists(path string) (map[string][]string, error) {
+	var f struct {
+		HeldOut map[string][]string `json:"heldout"`
+	}
+	err := sqlqa.ReadJSON(path, &f)
+	return f.HeldOut, err
 }
 
 // TestSynth_TheSplitFileListsTheDefaultSet: training/agent_split.json's

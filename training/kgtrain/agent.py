@@ -36,6 +36,14 @@ def prepare_agent(cfg, out):
     src = os.path.expanduser(d["trajectories"])
     with open(cfg["agent_split"]) as f:
         held = {(s, db) for s, dbs in json.load(f)["heldout"].items() for db in dbs}
+    # bench/agenttraj writes beside the pairs the databases its run held
+    # out: for a synthetic set of another seed or size than the default,
+    # the rule's picks among the databases it made, which the split file
+    # cannot list. Both hold out.
+    ran = os.path.join(src, "heldout.json")
+    if os.path.exists(ran):
+        with open(ran) as f:
+            held |= {(s, db) for s, dbs in json.load(f)["heldout"].items() for db in dbs}
     train = read_jsonl(os.path.join(src, "train.jsonl"))
     evals = read_jsonl(os.path.join(src, "eval.jsonl"))
     for r in train:
@@ -45,7 +53,7 @@ def prepare_agent(cfg, out):
     for r in evals:
         if (r["set"], r["db"]) not in held:
             raise SystemExit(f"prepare: {src}/eval.jsonl holds database {r['set']}/{r['db']}, "
-                             "which training/agent_split.json does not hold out")
+                             "which neither training/agent_split.json nor the run's heldout.json holds out")
     limit = d["max_tokens"]
     # prepare.tools: train only the turns that call these tools (the action
     # model's answer is written by kgforge from the query's result, so its

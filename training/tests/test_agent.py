@@ -73,6 +73,23 @@ def test_prepare_refuses_a_held_out_database_in_training(tmp_path):
         agent.prepare_agent(config(tmp_path, {"spider": ["h"]}), str(tmp_path / "data"))
 
 
+def test_prepare_takes_the_runs_held_out_databases_too(tmp_path):
+    # A synthetic set of another seed: the split file cannot list its
+    # held-out databases; the run's heldout.json does.
+    (tmp_path / "traj").mkdir()
+    turns(tmp_path / "traj" / "train.jsonl", [("synthetic", "s2_00_clinic", "q1")])
+    turns(tmp_path / "traj" / "eval.jsonl", [("synthetic", "s2_01_hotel", "q2")])
+    cfg = config(tmp_path, {"spider": ["h"]})
+    with pytest.raises(SystemExit, match="neither"):
+        agent.prepare_agent(cfg, str(tmp_path / "data"))
+    (tmp_path / "traj" / "heldout.json").write_text(json.dumps({"heldout": {"synthetic": ["s2_01_hotel"]}}))
+    man = agent.prepare_agent(cfg, str(tmp_path / "data"))
+    assert man["eval_databases"] == ["synthetic/s2_01_hotel"] and man["train_databases"] == ["synthetic/s2_00_clinic"]
+    (tmp_path / "traj" / "heldout.json").write_text(json.dumps({"heldout": {"synthetic": ["s2_01_hotel", "s2_00_clinic"]}}))
+    with pytest.raises(SystemExit, match="held-out database synthetic/s2_00_clinic"):
+        agent.prepare_agent(cfg, str(tmp_path / "data"))
+
+
 def test_the_committed_split_holds_out_what_the_eval_file_says():
     with open(os.path.join(REPO, "training", "agent_split.json")) as f:
         split = json.load(f)
