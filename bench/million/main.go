@@ -97,9 +97,11 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	defer done()
 	cpu0 := processCPU()
 	vecs, err := emb.Embed(ctx, names)
+	// The encoder is done with once the names are embedded, as a build's
+	// is before it resolves: its session's memory is not resolution's.
+	done()
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -434,13 +435,12 @@ func (r *resolver) split(comp []int, must *unionFind) [][]int {
 
 // clusters names the final groups: canonical name, type, id, merge log. It
 // returns them sorted by id and, for every entity, its cluster's index.
+// parts is reordered with them. A million names make most of a million
+// clusters: they are named in one slice and sorted in place, with no
+// copy and no map of them.
 func (r *resolver) clusters(parts [][]int) ([]Cluster, []int32) {
-	type named struct {
-		c       Cluster
-		members []int
-		base    string
-	}
-	all := make([]named, len(parts))
+	out := make([]Cluster, len(parts))
+	base := make([]string, len(parts)) // the plain id; "" for an anchored cluster, whose id is its member's key
 	for k, p := range parts {
 		best := p[0]
 		for _, i := range p[1:] {
@@ -459,6 +459,7 @@ func (r *resolver) clusters(parts [][]int) ([]Cluster, []int32) {
 			c.Type = r.ents[typed].Type
 		}
 		r.rename(&c, p)
+		c.Members = make([]string, 0, len(p))
 		for _, i := range p {
 			c.Members = append(c.Members, r.ents[i].Key)
 			for _, j := range r.links[i] {
@@ -472,41 +473,59 @@ func (r *resolver) clusters(parts [][]int) ([]Cluster, []int32) {
 		r.markCores(p, c.Merges)
 		slices.SortFunc(c.Merges, func(a, b Pair) int { return cmp.Or(strings.Compare(a.A, b.A), strings.Compare(a.B, b.B)) })
 		c.Band = weakestBand(c.Merges)
-		all[k] = named{c: c, members: p, base: kg.ID("entity", kg.NormalizeName(c.Canonical), normalizeType(c.Type))}
+		out[k], base[k] = c, kg.ID("entity", kg.NormalizeName(c.Canonical), normalizeType(c.Type))
 		if a := r.ents[best].Anchor; a != "" {
-			all[k].c.Anchor, all[k].c.ID, all[k].base = a, r.ents[best].Key, ""
+			out[k].Anchor, out[k].ID, base[k] = a, r.ents[best].Key, ""
 		}
 	}
 	// Two clusters may share a canonical name and type (a split, a
 	// keep-apart entity); the largest, then the one with the smallest
 	// member, keeps the plain id, the others add their smallest member's key.
-	byBase := map[string][]int{}
-	for k := range all {
-		if all[k].base != "" {
-			byBase[all[k].base] = append(byBase[all[k].base], k)
+	byBase := make([]int32, 0, len(parts))
+	for k := range parts {
+		if base[k] != "" {
+			byBase = append(byBase, int32(k))
 		}
 	}
-	for _, ks := range byBase {
-		slices.SortFunc(ks, func(x, y int) int {
-			return cmp.Or(cmp.Compare(len(all[y].c.Members), len(all[x].c.Members)), cmp.Compare(all[x].members[0], all[y].members[0]))
+	slices.SortFunc(byBase, func(x, y int32) int { return strings.Compare(base[x], base[y]) })
+	for lo := 0; lo < len(byBase); {
+		hi := lo + 1
+		for hi < len(byBase) && base[byBase[hi]] == base[byBase[lo]] {
+			hi++
+		}
+		ks := byBase[lo:hi]
+		slices.SortFunc(ks, func(x, y int32) int {
+			return cmp.Or(cmp.Compare(len(out[y].Members), len(out[x].Members)), cmp.Compare(parts[x][0], parts[y][0]))
 		})
 		for n, k := range ks {
-			all[k].c.ID = all[k].base
+			out[k].ID = base[k]
 			if n > 0 {
-				all[k].c.ID = kg.ID("entity", kg.NormalizeName(all[k].c.Canonical), normalizeType(all[k].c.Type), r.ents[all[k].members[0]].Key)
+				out[k].ID = kg.ID("entity", kg.NormalizeName(out[k].Canonical), normalizeType(out[k].Type), r.ents[parts[k][0]].Key)
 			}
 		}
+		lo = hi
 	}
-	slices.SortFunc(all, func(a, b named) int { return strings.Compare(a.c.ID, b.c.ID) })
-	out := make([]Cluster, len(all))
+	sort.Sort(clustersByID{out, parts})
 	of := make([]int32, len(r.ents))
-	for k, n := range all {
-		out[k] = n.c
-		for _, i := range n.members {
+	for k, p := range parts {
+		for _, i := range p {
 			of[i] = int32(k)
 		}
 	}
 	return out, of
+}
+
+// clustersByID sorts clusters by id, and their members' indexes with them.
+type clustersByID struct {
+	c     []Cluster
+	parts [][]int
+}
+
+func (s clustersByID) Len() int           { return len(s.c) }
+func (s clustersByID) Less(i, j int) bool { return s.c[i].ID < s.c[j].ID }
+func (s clustersByID) Swap(i, j int) {
+	s.c[i], s.c[j] = s.c[j], s.c[i]
+	s.parts[i], s.parts[j] = s.parts[j], s.parts[i]
 }
 
 // canonicalBefore reports whether entity i names a cluster before entity j:

@@ -447,6 +447,9 @@ func (r *resolver) run(ctx context.Context) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, fmt.Errorf("resolve: %w", err)
 	}
+	// Only the uncertain candidates are needed again: the others (most of
+	// them) are let go before the clusters are built.
+	cands = slices.Clone(cands[:doubts])
 	must := newUnionFind(len(r.ents))
 	for _, m := range r.mustLinks {
 		must.union(int(m[0]), int(m[1]))
@@ -458,23 +461,20 @@ func (r *resolver) run(ctx context.Context) (Result, error) {
 		res.Splits = append(res.Splits, s.record(r, clusters, of))
 	}
 	slices.SortFunc(res.Splits, func(a, b Split) int { return strings.Compare(a.Clusters[0], b.Clusters[0]) })
-	// The clusters hold their merges: the accepted links and the other
-	// candidates are not needed again, and the uncertain list is the
-	// resolution's largest part.
+	// The clusters hold their merges: the accepted links are not needed
+	// again, and the uncertain list is the resolution's largest part.
 	r.stats.Merged = len(r.accepted)
 	r.accepted = nil
 	n := 0
-	for _, c := range cands[:doubts] {
+	for _, c := range cands {
 		if of[c.i] != of[c.j] {
 			cands[n] = c
 			n++
 		}
 	}
-	uncertain := slices.Clone(cands[:n])
-	cands = nil //nolint:ineffassign,wastedassign // lets the collector take every other candidate before the Pairs are made
-	if len(uncertain) > 0 {
-		res.Uncertain = make([]Pair, len(uncertain))
-		for k, c := range uncertain {
+	if n > 0 {
+		res.Uncertain = make([]Pair, n)
+		for k, c := range cands[:n] {
 			p, _, _ := r.decide(int(c.i), int(c.j), c.keys)
 			p.Signals = r.signalSet(p.Signals)
 			res.Uncertain[k] = p
