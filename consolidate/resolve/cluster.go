@@ -238,7 +238,8 @@ func (r *resolver) scoreHolds(i, j int, c float64) bool {
 	if r.model == nil || r.ruleSetOf(i, j) != RulesScore || t.names.containment(t.name[i], t.name[j]) < tokenLevel || r.guarded(i, j) {
 		return false
 	}
-	return r.model.Score(r.values(i, j, r.keysOf(i, j), c)) >= r.model.Uncertain
+	x := r.values(i, j, r.keysOf(i, j), c)
+	return r.model.Score(x[:]) >= r.model.Uncertain
 }
 
 // keysOf returns the kinds of blocking key entities i and j share.

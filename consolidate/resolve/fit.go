@@ -40,7 +40,8 @@ func Candidates(ctx context.Context, entities []Entity, cfg Config) ([]Candidate
 			i, j = j, i
 		}
 		cos, _ := r.cosine(i, j)
-		k := Candidate{A: r.ents[i].Key, B: r.ents[j].Key, Values: r.values(i, j, c.keys, cos)}
+		x := r.values(i, j, c.keys, cos)
+		k := Candidate{A: r.ents[i].Key, B: r.ents[j].Key, Values: x[:]}
 		switch {
 		case numbersDiffer(&r.feat[i], &r.feat[j]):
 			k.Decided = RuleGuardNumber

@@ -22,18 +22,16 @@ const (
 	keyAcronym
 )
 
-// signals returns the signals of the kinds in k, strongest first.
-func (k keyKind) signals() []Signal {
-	var out []Signal
-	for _, s := range []struct {
-		k keyKind
-		s Signal
-	}{{keyName, SignalName}, {keySuffix, SignalSuffix}, {keyPlural, SignalPlural}, {keyAcronym, SignalAcronym}} {
-		if k&s.k != 0 {
-			out = append(out, s.s)
+// signalMask returns the signals of the kinds in k (bits sigName to
+// sigAcronym, strongest first).
+func (k keyKind) signalMask() sigMask {
+	var m sigMask
+	for b, kk := range [...]keyKind{sigName: keyName, sigSuffix: keySuffix, sigPlural: keyPlural, sigAcronym: keyAcronym} {
+		if k&kk != 0 {
+			m |= 1 << b
 		}
 	}
-	return out
+	return m
 }
 
 // NormalizeName returns the form of a name that blocking keys start from:

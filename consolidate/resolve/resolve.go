@@ -278,11 +278,8 @@ type resolver struct {
 	issues    []OverrideIssue
 	renames   map[int]renameTarget // entity → the rename an override asks for
 
-	accepted map[uint64]Pair // pairKey(i, j) → the merge
-	// signalSets holds one slice for each list of signals a kept pair
-	// has (signalSet): a million names keep millions of pairs and a few
-	// dozen distinct lists.
-	signalSets map[string][]Signal
+	accepted   map[uint64]Pair      // pairKey(i, j) → the merge
+	signalSets map[sigMask][]Signal // signalsOf's lists
 
 	text    *textIndex // the second signals' bags; nil without keys.signals
 	variant []bool     // name word id → a variant word (guards.go)
@@ -410,8 +407,8 @@ func (r *resolver) run(ctx context.Context) (Result, error) {
 	r.accepted = make(map[uint64]Pair)
 	for _, m := range r.mustLinks {
 		i, j := int(m[0]), int(m[1])
-		p := r.pair(i, j, keyKind(0))
-		p.Signals = r.signalSet(append(p.Signals, SignalMustLink))
+		p, m := r.pairMask(i, j, keyKind(0))
+		p.Signals = r.signalsOf(m | sigMask(1)<<sigMustLink)
 		p.Rule = RuleMustLink
 		r.accepted[pairKey(i, j)] = p
 		uf.union(i, j)
@@ -436,7 +433,6 @@ func (r *resolver) run(ctx context.Context) (Result, error) {
 		p, merge, doubt := r.decide(i, j, c.keys)
 		switch {
 		case merge:
-			p.Signals = r.signalSet(p.Signals)
 			r.accepted[pairKey(i, j)] = p
 			uf.union(i, j)
 		case doubt:
@@ -475,9 +471,7 @@ func (r *resolver) run(ctx context.Context) (Result, error) {
 	if n > 0 {
 		res.Uncertain = make([]Pair, n)
 		for k, c := range cands[:n] {
-			p, _, _ := r.decide(int(c.i), int(c.j), c.keys)
-			p.Signals = r.signalSet(p.Signals)
-			res.Uncertain[k] = p
+			res.Uncertain[k], _, _ = r.decide(int(c.i), int(c.j), c.keys)
 		}
 	}
 	slices.SortFunc(res.Uncertain, func(a, b Pair) int {
@@ -510,41 +504,83 @@ func pairKey(i, j int) uint64 {
 // pair returns the pair (i, j) with its cosine, band and the signals of the
 // agreeing keys; the rule is left to the caller.
 func (r *resolver) pair(i, j int, keys keyKind) Pair {
+	p, m := r.pairMask(i, j, keys)
+	p.Signals = r.signalsOf(m)
+	return p
+}
+
+// pairMask returns the pair (i, j) without its Signals, and the signals
+// its keys and cosine give.
+func (r *resolver) pairMask(i, j int, keys keyKind) (Pair, sigMask) {
 	if r.ents[i].Key > r.ents[j].Key {
 		i, j = j, i
 	}
-	p := Pair{A: r.ents[i].Key, B: r.ents[j].Key, AName: r.ents[i].Name, BName: r.ents[j].Name, Signals: keys.signals()}
+	p := Pair{A: r.ents[i].Key, B: r.ents[j].Key, AName: r.ents[i].Name, BName: r.ents[j].Name}
+	m := keys.signalMask()
 	if c, ok := r.cosine(i, j); ok {
 		p.Cosine = c
 		p.Band = r.band(c)
 		if c >= r.cfg.Low {
-			p.Signals = append(p.Signals, SignalCosine)
+			m |= 1 << sigCosine
 		}
 	}
-	return p
+	return p, m
 }
 
-// signalSet returns the resolution's one copy of the list of signals s,
-// its capacity its length, so a caller's append copies it. The lists of
-// equal signals in one order share it.
-func (r *resolver) signalSet(s []Signal) []Signal {
-	if len(s) == 0 {
+// sigMask is a set of signals, bit k for signalOrder[k].
+type sigMask uint32
+
+// The bits of a sigMask, in the order a pair lists its signals: the
+// keys, the cosine, the second signals, an expert's must-link.
+const (
+	sigName = iota
+	sigSuffix
+	sigPlural
+	sigAcronym
+	sigCosine
+	sigContainment
+	sigIDFOverlap
+	sigTrigram
+	sigDescription
+	sigNeighbours
+	sigDescriptionNumbers
+	sigTypo
+	sigVariant
+	sigType
+	sigMustLink
+)
+
+// signalOrder is the signal of each bit of a sigMask.
+var signalOrder = [...]Signal{
+	sigName: SignalName, sigSuffix: SignalSuffix, sigPlural: SignalPlural, sigAcronym: SignalAcronym,
+	sigCosine: SignalCosine, sigContainment: SignalContainment, sigIDFOverlap: SignalIDFOverlap,
+	sigTrigram: SignalTrigram, sigDescription: SignalDescription, sigNeighbours: SignalNeighbours,
+	sigDescriptionNumbers: SignalDescriptionNumbers, sigTypo: SignalTypo, sigVariant: SignalVariant,
+	sigType: SignalType, sigMustLink: SignalMustLink,
+}
+
+// signalsOf returns the resolution's one list of the signals of m, in
+// signalOrder, its capacity its length, so a caller's append copies it: a
+// million names keep millions of pairs, and a few dozen distinct lists.
+func (r *resolver) signalsOf(m sigMask) []Signal {
+	if m == 0 {
 		return nil
 	}
-	var buf [256]byte
-	key := buf[:0]
-	for _, x := range s {
-		key = append(append(key, x...), 0)
-	}
-	if set, ok := r.signalSets[string(key)]; ok {
-		return set
+	if s, ok := r.signalSets[m]; ok {
+		return s
 	}
 	if r.signalSets == nil {
-		r.signalSets = make(map[string][]Signal)
+		r.signalSets = make(map[sigMask][]Signal)
 	}
-	set := slices.Clip(slices.Clone(s))
-	r.signalSets[string(key)] = set
-	return set
+	var s []Signal
+	for k, sig := range signalOrder {
+		if m&(1<<k) != 0 {
+			s = append(s, sig)
+		}
+	}
+	s = slices.Clip(s)
+	r.signalSets[m] = s
+	return s
 }
 
 func (r *resolver) band(c float64) Band {
@@ -560,7 +596,7 @@ func (r *resolver) band(c float64) Band {
 // decide applies the rules of the package doc to a candidate pair: it
 // returns the pair, whether it merges, and whether it is uncertain.
 func (r *resolver) decide(i, j int, keys keyKind) (p Pair, merge, uncertain bool) {
-	p = r.pair(i, j, keys)
+	p, m := r.pairMask(i, j, keys)
 	rs := RulesCosine
 	if r.text != nil {
 		rs = r.ruleSetOf(i, j)
@@ -570,10 +606,12 @@ func (r *resolver) decide(i, j int, keys keyKind) (p Pair, merge, uncertain bool
 		if rs != RulesScore && keys == 0 && (p.Band == BandNone || p.Cosine < r.cfg.Low) {
 			// Neither merged nor listed by the simple rules: the most
 			// candidates of the wider blocks, whose signals are not needed.
+			p.Signals = r.signalsOf(m)
 			return p, false, false
 		}
-		r.addSignals(&p, i, j, keys, rs == RulesScore)
+		m |= r.addSignals(&p, i, j, keys, rs == RulesScore)
 	}
+	p.Signals = r.signalsOf(m)
 	switch rs {
 	case RulesScore:
 		return r.decideByScore(p, i, j, keys)

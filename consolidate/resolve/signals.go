@@ -204,9 +204,12 @@ const (
 	neighboursLevel  = 1e-9 // any shared neighbour
 )
 
+// featureValues are a pair's values of Features, in their order.
+type featureValues [15]float64
+
 // values returns the feature values of the pair (i, j), in the order of
 // Features.
-func (r *resolver) values(i, j int, keys keyKind, cosine float64) []float64 {
+func (r *resolver) values(i, j int, keys keyKind, cosine float64) featureValues {
 	t := r.text
 	b := func(ok bool) float64 {
 		if ok {
@@ -214,10 +217,9 @@ func (r *resolver) values(i, j int, keys keyKind, cosine float64) []float64 {
 		}
 		return 0
 	}
-	x := []float64{
+	x := featureValues{
 		max(0, cosine), b(keys&(keySuffix|keyPlural) != 0), b(keys&keyAcronym != 0),
 		t.names.containment(t.name[i], t.name[j]), t.names.jaccard(t.name[i], t.name[j]), setJaccard(t.tri[i], t.tri[j]),
-		0, 0, 0, 0, 0, 0, 0, 0, 0,
 	}
 	x[14] = b(typoDiffer(t.name[i], t.name[j], t.names.words))
 	long := min(1, float64(min(len(t.name[i]), len(t.name[j])))/10)
@@ -235,9 +237,9 @@ func (r *resolver) values(i, j int, keys keyKind, cosine float64) []float64 {
 }
 
 // addSignals sets the pair's Values and Score when scored (the pair is
-// decided by the calibrated score), and lists the second signals that
+// decided by the calibrated score), and returns the second signals that
 // agree.
-func (r *resolver) addSignals(p *Pair, i, j int, keys keyKind, scored bool) {
+func (r *resolver) addSignals(p *Pair, i, j int, keys keyKind, scored bool) sigMask {
 	x := r.values(i, j, keys, p.Cosine)
 	if scored {
 		// The values only where a score was computed from them: a map a
@@ -247,29 +249,30 @@ func (r *resolver) addSignals(p *Pair, i, j int, keys keyKind, scored bool) {
 		for k, f := range Features {
 			p.Values[f] = x[k]
 		}
-		p.Score = r.model.Score(x)
+		p.Score = r.model.Score(x[:])
 	}
-	for _, s := range []struct {
-		s     Signal
-		v     float64
-		level float64
+	var m sigMask
+	for _, s := range [...]struct {
+		bit      int
+		v, level float64
 	}{
-		{SignalContainment, x[3], containmentLevel},
-		{SignalIDFOverlap, x[4], idfOverlapLevel},
-		{SignalTrigram, x[5], trigramLevel},
-		{SignalDescription, x[6], descriptionLevel},
-		{SignalNeighbours, x[8], neighboursLevel},
-		{SignalDescriptionNumbers, x[10], 1},
-		{SignalTypo, x[14], 1},
+		{sigContainment, x[3], containmentLevel},
+		{sigIDFOverlap, x[4], idfOverlapLevel},
+		{sigTrigram, x[5], trigramLevel},
+		{sigDescription, x[6], descriptionLevel},
+		{sigNeighbours, x[8], neighboursLevel},
+		{sigDescriptionNumbers, x[10], 1},
+		{sigTypo, x[14], 1},
 	} {
 		if s.v >= s.level {
-			p.Signals = append(p.Signals, s.s)
+			m |= 1 << s.bit
 		}
 	}
 	if variantDiffer(r.text.name[i], r.text.name[j], r.variant, r.text.names.words) {
-		p.Signals = append(p.Signals, SignalVariant)
+		m |= 1 << sigVariant
 	}
 	if ti, tj := r.feat[i].typ, r.feat[j].typ; ti != "" && ti == tj {
-		p.Signals = append(p.Signals, SignalType)
+		m |= 1 << sigType
 	}
+	return m
 }
