@@ -51,6 +51,7 @@ func main() {
 	flag.BoolVar(&o.resolve, "resolve", true, "resolve the names after embedding them")
 	flag.IntVar(&o.ollama, "ollama", 0, "also embed this many of the names through Ollama (0: not)")
 	flag.StringVar(&o.host, "host", "", "Ollama server for -ollama (empty: OLLAMA_HOST)")
+	flag.BoolVar(&withDigest, "digest", false, "add the SHA-256 of the whole result's JSON to the resolve note (to show two builds resolve alike; the JSON is held in memory, so not for a peak measured at a million)")
 	flag.IntVar(&samples, "samples", 0, "print this many clusters that join two bases (stderr)")
 	flag.StringVar(&o.out, "out", "", "append one JSON line per record to this file")
 	flag.StringVar(&o.memprofile, "memprofile", "", "write the heap profile at the largest heap in use seen (checked every 0.5 s) to this file: what the peak is made of")

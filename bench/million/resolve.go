@@ -3,6 +3,9 @@ package main
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -57,9 +60,28 @@ func resolveAll(ctx context.Context, ents []entity, vecs [][]float32) (string, e
 			}
 		}
 	}
-	return fmt.Sprintf("%d clusters, %d uncertain pairs; planted variants found %d/%d (%.3f); clusters joining two or more bases %d; stats %+v",
-		len(res.Clusters), len(res.Uncertain), found, planted, float64(found)/float64(max(1, planted)), joined, res.Stats), nil
+	sum := ""
+	if withDigest {
+		sum = "; result sha256 " + digest(res)
+	}
+	return fmt.Sprintf("%d clusters, %d uncertain pairs; planted variants found %d/%d (%.3f); clusters joining two or more bases %d%s; stats %+v",
+		len(res.Clusters), len(res.Uncertain), found, planted, float64(found)/float64(max(1, planted)), joined, sum, res.Stats), nil
 }
+
+// digest is the SHA-256 of the whole result as JSON (clusters with their
+// merges, uncertain pairs, splits), so two builds of the resolver can be
+// shown to resolve alike, not only to the same counts.
+func digest(res resolve.Result) string {
+	h := sha256.New()
+	if err := json.NewEncoder(h).Encode(res); err != nil {
+		return "error: " + err.Error()
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// withDigest adds the result's digest to the note: the JSON of a
+// million names' result is gigabytes, so it is asked for (-digest).
+var withDigest = false
 
 // samples is how many clusters that join bases are printed (stderr).
 var samples = 0
