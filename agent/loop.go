@@ -227,6 +227,11 @@ func (r *run) do(ctx context.Context, act action) error {
 		} else if args != nil {
 			act.args, out, text = args, added, added
 		}
+		if args, named, err := r.nameKey(ctx, act.args, out); err != nil {
+			return err
+		} else if args != nil {
+			act.args, out, text = args, named, named
+		}
 		if done, err := r.resultAnswer(ctx, act.args, out); err != nil || done {
 			return err
 		}

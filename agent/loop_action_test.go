@@ -331,3 +331,53 @@ func TestNamedWhole_AValueAtWordBoundaries(t *testing.T) {
 		}
 	}
 }
+
+func TestAgentActionModel_NamesTheRowsAKeyIdentifies(t *testing.T) {
+	for _, c := range []struct {
+		question, call string
+		want           string // the answer; "" when the model's query stands
+	}{
+		// a foreign key selected: the supplier's name through the join
+		{"Which supplier makes the Aluminium frame CT3?", `{"table":"parts","columns":["supplier_id"],"where":[{"column":"name","op":"=","value":"Aluminium frame CT3"}]}`, "Kestrel Alloys"},
+		// the table's own key selected: its own name column
+		{"Which supplier is in Denmark?", `{"table":"suppliers","columns":["supplier_id"],"where":[{"column":"country","op":"=","value":"Denmark"}]}`, "Nordhavn Drivetrain"},
+		// the question asks for the key: it stands
+		{"What is the supplier id of the Aluminium frame CT3?", `{"table":"parts","columns":["supplier_id"],"where":[{"column":"name","op":"=","value":"Aluminium frame CT3"}]}`, ""},
+		// a column that is no key, or an aggregate: it stands
+		{"Which plant makes the Aluminium frame CT3?", `{"table":"parts","columns":["plant"],"where":[{"column":"name","op":"=","value":"Aluminium frame CT3"}]}`, ""},
+		{"How many suppliers are there?", `{"table":"suppliers","aggregate":{"fn":"count","column":"supplier_id"}}`, ""},
+	} {
+		m := script(actionModel, `{"tool":"select","args":`+c.call+`}`)
+		ans := askExample(t, m, c.question)
+		if !ans.Answered || len(m.gens) != 1 {
+			t.Fatalf("%s: %d generates, answer %+v", c.call, len(m.gens), ans)
+		}
+		if c.want == "" {
+			if len(ans.Steps) != 2 || ans.Steps[0].By != "" {
+				t.Errorf("%q: steps %+v; want the model's query answered as it is", c.question, ans.Steps)
+			}
+			continue
+		}
+		if len(ans.Steps) != 3 || ans.Steps[1].By != StepByKgforge || ans.Text != c.want {
+			t.Errorf("%q: answer %q, steps %+v; want the model's query, kgforge's naming the rows, the answer %q", c.question, ans.Text, ans.Steps, c.want)
+		}
+	}
+}
+
+func TestNameColumn_OneTextNameColumn(t *testing.T) {
+	tbl := func(cols ...kg.Column) *kg.Table { return &kg.Table{Name: "t", Columns: cols} }
+	for _, c := range []struct {
+		t    *kg.Table
+		want string
+	}{
+		{tbl(kg.Column{Name: "id", Type: "VARCHAR"}, kg.Column{Name: "Name", Type: "VARCHAR"}), "Name"},
+		{tbl(kg.Column{Name: "id", Type: "BIGINT"}, kg.Column{Name: "singer_name", Type: "VARCHAR"}), "singer_name"},
+		{tbl(kg.Column{Name: "name", Type: "BIGINT"}), ""},                                                          // not text
+		{tbl(kg.Column{Name: "first_name", Type: "VARCHAR"}, kg.Column{Name: "last_name", Type: "VARCHAR"}), ""}, // which one?
+		{tbl(kg.Column{Name: "city", Type: "VARCHAR"}), ""},
+	} {
+		if got := nameColumn(c.t, "id"); got != c.want {
+			t.Errorf("nameColumn(%+v) = %q, want %q", c.t.Columns, got, c.want)
+		}
+	}
+}

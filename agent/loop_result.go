@@ -358,3 +358,96 @@ func linkedMatch(linked []string, op, v string) (value string, ok bool) {
 	}
 	return "", false
 }
+
+// keyWords are the question words that ask for a key itself ("the supplier
+// id of …"): a question that writes one keeps its key column.
+var keyWords = []string{"id", "ids", "identifier", "identifiers", "code", "codes", "key", "keys", "number", "numbers"}
+
+// nameKey repairs a query that answers a "which …" question with keys:
+// its one selected column is a key, of the queried table or of a table one
+// join away, or a foreign key to one ("Which supplier makes the CT3
+// frame?" answered S001, the supplier_id of the part's row, where the
+// supplier's name was asked). When the question writes no key word
+// (keyWords) and the table the key identifies has one name column (a text
+// column called name or title, or ending in _name or _title, that is not
+// the key), kgforge runs the query again selecting that column (through
+// the join the typed query offers) as a step of its own (Step.By), and
+// answers from that result when it has rows. named is the query kgforge
+// ran, nil when none; result is its result.
+func (r *run) nameKey(ctx context.Context, args json.RawMessage, out string) (named json.RawMessage, result string, err error) {
+	if _, rows, isRows := ResultRows(out); !isRows || len(rows) == 0 {
+		return nil, "", nil
+	}
+	c, columns := r.typedQuery(args)
+	if columns == nil || len(c.Columns) != 1 || c.Aggregate != nil || len(c.GroupBy) > 0 {
+		return nil, "", nil
+	}
+	words := strings.FieldsFunc(strings.ToLower(r.ans.Question), func(r rune) bool { return !isWordRune(r) })
+	if slices.ContainsFunc(words, func(w string) bool { return slices.Contains(keyWords, w) }) {
+		return nil, "", nil
+	}
+	data, err := r.a.tools.b.Tables()
+	if err != nil {
+		return nil, "", nil
+	}
+	table := func(name string) *kg.Table {
+		i := slices.IndexFunc(data, func(t kg.Table) bool { return t.Name == name })
+		if i < 0 {
+			return nil
+		}
+		return &data[i]
+	}
+	owner, col := c.Table, c.Columns[0]
+	if t, name, joined := strings.Cut(col, "."); joined {
+		owner, col = t, name
+	}
+	t := table(owner)
+	if t == nil {
+		return nil, "", nil
+	}
+	target, key := "", ""
+	if slices.Contains(t.PrimaryKeys, col) {
+		target, key = owner, col
+	} else if i := slices.IndexFunc(t.ForeignKeys, func(fk kg.ForeignKey) bool { return fk.Column == col }); i >= 0 {
+		target, key = t.ForeignKeys[i].RefTable, t.ForeignKeys[i].RefColumn
+	}
+	tt := table(target)
+	if tt == nil {
+		return nil, "", nil
+	}
+	label := nameColumn(tt, key)
+	if label == "" {
+		return nil, "", nil
+	}
+	if target != c.Table {
+		label = target + "." + label
+	}
+	if !slices.Contains(columns, label) {
+		return nil, "", nil // the table the key identifies is not one join away
+	}
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return nil, "", nil
+	}
+	m["columns"] = []any{label}
+	return r.rerun(ctx, m)
+}
+
+// nameColumn returns the one name column of t other than key: a text
+// column called name or title, or ending in _name or _title; "" when it
+// has none or several.
+func nameColumn(t *kg.Table, key string) string {
+	found := ""
+	for _, c := range t.Columns {
+		n := strings.ToLower(c.Name)
+		text := strings.Contains(strings.ToUpper(c.Type), "VARCHAR") || strings.EqualFold(c.Type, "TEXT")
+		if c.Name == key || !text || !(n == "name" || n == "title" || strings.HasSuffix(n, "_name") || strings.HasSuffix(n, "_title")) {
+			continue
+		}
+		if found != "" {
+			return ""
+		}
+		found = c.Name
+	}
+	return found
+}
