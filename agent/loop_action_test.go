@@ -372,7 +372,7 @@ func TestNameColumn_OneTextNameColumn(t *testing.T) {
 	}{
 		{tbl(kg.Column{Name: "id", Type: "VARCHAR"}, kg.Column{Name: "Name", Type: "VARCHAR"}), "Name"},
 		{tbl(kg.Column{Name: "id", Type: "BIGINT"}, kg.Column{Name: "singer_name", Type: "VARCHAR"}), "singer_name"},
-		{tbl(kg.Column{Name: "name", Type: "BIGINT"}), ""},                                                          // not text
+		{tbl(kg.Column{Name: "name", Type: "BIGINT"}), ""},                                                       // not text
 		{tbl(kg.Column{Name: "first_name", Type: "VARCHAR"}, kg.Column{Name: "last_name", Type: "VARCHAR"}), ""}, // which one?
 		{tbl(kg.Column{Name: "city", Type: "VARCHAR"}), ""},
 	} {
