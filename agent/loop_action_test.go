@@ -381,3 +381,14 @@ func TestNameColumn_OneTextNameColumn(t *testing.T) {
 		}
 	}
 }
+
+func TestIdentifierName(t *testing.T) {
+	for col, want := range map[string]bool{
+		"supplier_id": true, "ID": true, "TeacherId": true, "part_code": true, "order_no": true,
+		"Hometown": false, "name": false, "rating": false, "idea": false, "amount_paid": false, "Paid": false,
+	} {
+		if got := identifierName(col); got != want {
+			t.Errorf("identifierName(%q) = %v, want %v", col, got, want)
+		}
+	}
+}

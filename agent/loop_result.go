@@ -364,8 +364,9 @@ func linkedMatch(linked []string, op, v string) (value string, ok bool) {
 var keyWords = []string{"id", "ids", "identifier", "identifiers", "code", "codes", "key", "keys", "number", "numbers"}
 
 // nameKey repairs a query that answers a "which …" question with keys:
-// its one selected column is a key, of the queried table or of a table one
-// join away, or a foreign key to one ("Which supplier makes the CT3
+// its one selected column is a key whose name says it holds identifiers
+// (identifierName), of the queried table or of a table one join away, or
+// a foreign key to one ("Which supplier makes the CT3
 // frame?" answered S001, the supplier_id of the part's row, where the
 // supplier's name was asked). When the question writes no key word
 // (keyWords) and the table the key identifies has one name column (a text
@@ -406,7 +407,7 @@ func (r *run) nameKey(ctx context.Context, args json.RawMessage, out string) (na
 		return nil, "", nil
 	}
 	target, key := "", ""
-	if slices.Contains(t.PrimaryKeys, col) {
+	if slices.Contains(t.PrimaryKeys, col) && identifierName(col) {
 		target, key = owner, col
 	} else if i := slices.IndexFunc(t.ForeignKeys, func(fk kg.ForeignKey) bool { return fk.Column == col }); i >= 0 {
 		target, key = t.ForeignKeys[i].RefTable, t.ForeignKeys[i].RefColumn
@@ -431,6 +432,22 @@ func (r *run) nameKey(ctx context.Context, args json.RawMessage, out string) (na
 	}
 	m["columns"] = []any{label}
 	return r.rerun(ctx, m)
+}
+
+// identifierName reports whether a column's name says it holds
+// identifiers (supplier_id, ID, TeacherId, part_code, order_no): a
+// candidate key is only unique, and a unique hometown is no identifier.
+func identifierName(col string) bool {
+	n := strings.ToLower(col)
+	if n == "id" || n == "code" || strings.HasSuffix(col, "Id") || strings.HasSuffix(col, "ID") {
+		return true
+	}
+	for _, end := range []string{"_id", "_code", "_key", "_no", "_number"} {
+		if strings.HasSuffix(n, end) {
+			return true
+		}
+	}
+	return false
 }
 
 // nameColumn returns the one name column of t other than key: a text
