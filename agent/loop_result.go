@@ -458,7 +458,8 @@ func nameColumn(t *kg.Table, key string) string {
 	for _, c := range t.Columns {
 		n := strings.ToLower(c.Name)
 		text := strings.Contains(strings.ToUpper(c.Type), "VARCHAR") || strings.EqualFold(c.Type, "TEXT")
-		if c.Name == key || !text || !(n == "name" || n == "title" || strings.HasSuffix(n, "_name") || strings.HasSuffix(n, "_title")) {
+		named := n == "name" || n == "title" || strings.HasSuffix(n, "_name") || strings.HasSuffix(n, "_title")
+		if c.Name == key || !text || !named {
 			continue
 		}
 		if found != "" {

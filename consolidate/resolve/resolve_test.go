@@ -592,7 +592,8 @@ func TestResolve_UncertainPairsShareTheirSignals(t *testing.T) {
 			t.Errorf("pair %s–%s: signals %v not the shared list %v", p.A, p.B, p.Signals, first)
 		}
 	}
-	grown := append(res.Uncertain[0].Signals, SignalMustLink)
+	grown := res.Uncertain[0].Signals
+	grown = append(grown, SignalMustLink)
 	if slices.Contains(res.Uncertain[1].Signals, SignalMustLink) || len(grown) != len(first)+1 {
 		t.Errorf("an append to one pair's signals reached another's: %v", res.Uncertain[1].Signals)
 	}
