@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"kgforge/kg"
 	"kgforge/llm"
 )
 
@@ -68,6 +69,7 @@ type run struct {
 	mark        time.Time           // when the previous call ended (or the question began)
 	logprobs    []float64           // the log probabilities of the last turn's reply, when the format asked
 	linked      map[string][]string // the values the question names, by table and column (linkValues), for the action model
+	data        []kg.Table          // the bundle's data tables, once dataTables has read them
 }
 
 // Ask runs the tool loop for one question: the model calls tools until it

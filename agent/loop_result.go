@@ -68,6 +68,20 @@ func (r *run) resultAnswer(ctx context.Context, args json.RawMessage, out string
 	}
 }
 
+// dataTables returns the bundle's data tables, read once a question: the
+// repairs and the citations of one select each look at them, and the
+// bundle does not change under a question.
+func (r *run) dataTables() ([]kg.Table, error) {
+	if r.data == nil {
+		data, err := r.a.tools.b.Tables()
+		if err != nil {
+			return nil, err
+		}
+		r.data = data
+	}
+	return r.data, nil
+}
+
 // rowCitations cites the rows of a result of table by the table's key:
 // {"kind":"row","id":KEY,"table":TABLE} per distinct key, at most
 // maxResultCitations. When the result does not show the key, the same
@@ -75,7 +89,7 @@ func (r *run) resultAnswer(ctx context.Context, args json.RawMessage, out string
 // model's: kgforge's own look-up, in the same sandbox) and those rows are
 // cited. nil when the table has no key or that query fails.
 func (r *run) rowCitations(ctx context.Context, table string, args json.RawMessage, header []string, rows [][]string) ([]Citation, error) {
-	data, err := r.a.tools.b.Tables()
+	data, err := r.dataTables()
 	if err != nil {
 		return nil, nil
 	}
@@ -281,7 +295,7 @@ func (r *run) typedQuery(args json.RawMessage) (selectCall, []string) {
 	if json.Unmarshal(args, &c) != nil {
 		return c, nil
 	}
-	data, err := r.a.tools.b.Tables()
+	data, err := r.dataTables()
 	if err != nil {
 		return c, nil
 	}
@@ -387,7 +401,7 @@ func (r *run) nameKey(ctx context.Context, args json.RawMessage, out string) (na
 	if slices.ContainsFunc(words, func(w string) bool { return slices.Contains(keyWords, w) }) {
 		return nil, "", nil
 	}
-	data, err := r.a.tools.b.Tables()
+	data, err := r.dataTables()
 	if err != nil {
 		return nil, "", nil
 	}

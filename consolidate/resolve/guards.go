@@ -206,12 +206,12 @@ func editSimilarity(a, b string) float64 {
 	if n == 0 {
 		return 1
 	}
+	w := len(rb) + 1
 	var rows [3 * 33]int
 	buf := rows[:]
-	if w := len(rb) + 1; 3*w > len(buf) {
+	if 3*w > len(buf) {
 		buf = make([]int, 3*w)
 	}
-	w := len(rb) + 1
 	prev2, prev, cur := buf[:w], buf[w:2*w], buf[2*w:3*w]
 	for j := range prev {
 		prev[j] = j

@@ -407,8 +407,8 @@ func (r *resolver) run(ctx context.Context) (Result, error) {
 	r.accepted = make(map[uint64]Pair)
 	for _, m := range r.mustLinks {
 		i, j := int(m[0]), int(m[1])
-		p, m := r.pairMask(i, j, keyKind(0))
-		p.Signals = r.signalsOf(m | sigMask(1)<<sigMustLink)
+		p, sig := r.pairMask(i, j, keyKind(0))
+		p.Signals = r.signalsOf(sig | 1<<sigMustLink)
 		p.Rule = RuleMustLink
 		r.accepted[pairKey(i, j)] = p
 		uf.union(i, j)
