@@ -30,6 +30,7 @@ var allSets = []string{"patstat", "abt-buy", "dblp-acm", "redocred", "synthetic"
 
 type options struct {
 	data, cache, out string
+	errors           string
 	sets, methods    []string
 	n, docs, draws   int
 	full             bool
@@ -64,6 +65,7 @@ func main() {
 	flag.IntVar(&o.batch, "batch", 64, "texts per embedding call")
 	flag.StringVar(&o.cache, "cache", filepath.Join(userCache(), "kgforge", "bench", "embed"), "embedding cache shared by runs")
 	flag.StringVar(&o.out, "out", "", "also write the results as JSON to this file")
+	flag.StringVar(&o.errors, "errors", "", "-report table: also write every gold pair a method missed and every pair it joined wrongly, by name, to this TSV file")
 	flag.Parse()
 	o.sets, o.methods = splitList(sets), splitList(methods)
 	if o.fit != "" && !flagSet("sets") {
@@ -282,9 +284,13 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		return nil
 	}
 	var results []result
+	var errs *errorLog
+	if o.errors != "" {
+		errs = &errorLog{}
+	}
 	for _, d := range sets {
 		for _, m := range methods {
-			r, err := evaluate(ctx, d, m, o.seed)
+			r, err := evaluate(ctx, d, m, o.seed, errs)
 			if err != nil {
 				return err
 			}
@@ -293,6 +299,11 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		}
 	}
 	report(stdout, o, infos, results, emb)
+	if errs != nil {
+		if err := os.WriteFile(o.errors, errs.tsv(), 0o644); err != nil {
+			return fmt.Errorf("write the pairs missed and joined wrongly: %w", err)
+		}
+	}
 	if o.out != "" {
 		b, err := json.MarshalIndent(map[string]any{
 			"date": time.Now().UTC().Format(time.DateOnly), "seed": o.seed, "n": o.n, "docs": o.docs,
@@ -377,7 +388,9 @@ func embed(ctx context.Context, o options, sets []Dataset, stderr io.Writer) (em
 }
 
 // evaluate runs one method on every problem of a set and scores it.
-func evaluate(ctx context.Context, d Dataset, m Method, seed uint64) (result, error) {
+// When errs is not nil, every gold pair the method missed and every pair
+// it joined wrongly is added to it.
+func evaluate(ctx context.Context, d Dataset, m Method, seed uint64, errs *errorLog) (result, error) {
 	res := result{Dataset: d.Name, Method: m.Name}
 	var units []unit
 	var took time.Duration
@@ -392,6 +405,7 @@ func evaluate(ctx context.Context, d Dataset, m Method, seed uint64) (result, er
 			return res, fmt.Errorf("%s on %s %s: %d labels for %d records", m.Name, d.Name, p.ID, len(labels), len(p.Records))
 		}
 		units = append(units, unitsOf(labels, p.Gold, d.PerDocument())...)
+		errs.add(d.Name, m.Name, p, labels)
 		distinct := map[int]bool{}
 		for _, l := range labels {
 			distinct[l] = true

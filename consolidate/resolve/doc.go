@@ -169,8 +169,9 @@
 // guard_variant, when the names differ in one word each and one is a
 // variant word of the build — a word of four letters or more that is the
 // only difference between two names in at least two different contexts
-// (a colour, a size, "for Nikon" / "for Canon") — and neither word is a
-// prefix of the other; key_and_cosine (a key and a cosine ≥ Low: the
+// (a colour, a size, "for Nikon" / "for Canon"; organisation names
+// without their legal-form words) — and neither word is a prefix of the
+// other; key_and_cosine (a key and a cosine ≥ Low: the
 // development sets hold too few such pairs to weigh the keys); then the
 // score p of the Model (logistic regression, fitted by bench/erq -fit,
 // model.json): p ≥ Merge merges (rule score; never a pair without vectors,

@@ -322,19 +322,53 @@ func (r *resolver) guardBags(i, j int) ([]uint32, []uint32) {
 	if r.kind[i] != KindOrganization || r.kind[j] != KindOrganization {
 		return a, b
 	}
-	strip := func(bag []uint32) []uint32 {
-		out := make([]uint32, 0, len(bag))
-		for _, w := range bag {
-			if !legalFormWord(t.names.words[w]) {
-				out = append(out, w)
-			}
-		}
-		if len(out) == 0 {
-			return bag
-		}
-		return out
+	return r.withoutLegalForm(a), r.withoutLegalForm(b)
+}
+
+// withoutLegalForm returns a bag less its legal-form words and single
+// letters, or the bag itself when nothing else is left or nothing is
+// taken away.
+func (r *resolver) withoutLegalForm(bag []uint32) []uint32 {
+	words := r.text.names.words
+	if !slices.ContainsFunc(bag, func(w uint32) bool { return legalFormWord(words[w]) }) {
+		return bag
 	}
-	return strip(a), strip(b)
+	out := make([]uint32, 0, len(bag))
+	for _, w := range bag {
+		if !legalFormWord(words[w]) {
+			out = append(out, w)
+		}
+	}
+	if len(out) == 0 {
+		return bag
+	}
+	return out
+}
+
+// variantBags are the bags variantWords learns from: each name's words,
+// and for an organisation name its words less its legal-form words and
+// single letters, as the one-word guards compare them. "V", "VNL" and
+// "NL" alternate in the names of one company ("AKZO NOBEL V", "AKZO
+// ARNHEM NOBEL"); counted as the word another name has instead, they made
+// the place in "AKZO ARNHEM NOBEL V" a variant of its family.
+func (r *resolver) variantBags() [][]uint32 {
+	bags := r.text.name
+	var out [][]uint32
+	for i, k := range r.kind {
+		if k != KindOrganization {
+			continue
+		}
+		if s := r.withoutLegalForm(bags[i]); len(s) != len(bags[i]) {
+			if out == nil {
+				out = slices.Clone(bags)
+			}
+			out[i] = s
+		}
+	}
+	if out == nil {
+		return bags
+	}
+	return out
 }
 
 // containers returns how many person names of the build hold every word

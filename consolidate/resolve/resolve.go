@@ -353,9 +353,13 @@ func newResolver(entities []Entity, cfg Config, keys keySet) (*resolver, error) 
 			r.feat[i] = keys.features(r.ents[i].Name, r.ents[i].Type)
 		}
 	})
+	r.kind = make([]Kind, n)
+	for i, e := range r.ents {
+		r.kind[i] = KindOf(e.Type)
+	}
 	if keys.signals {
 		r.text = newTextIndex(r.ents, r.feat)
-		r.variant = variantWords(r.text.name, r.text.names)
+		r.variant = variantWords(r.variantBags(), r.text.names)
 		if r.usesScore() {
 			if cfg.Model != nil {
 				r.model = cfg.Model
@@ -364,10 +368,6 @@ func newResolver(entities []Entity, cfg Config, keys keySet) (*resolver, error) 
 				r.model = &m
 			}
 		}
-	}
-	r.kind = make([]Kind, n)
-	for i, e := range r.ents {
-		r.kind[i] = KindOf(e.Type)
 	}
 	r.stats.Entities = n
 	return r, nil

@@ -228,3 +228,32 @@ func TestCandidatesCarryTheScoredValues(t *testing.T) {
 		t.Errorf("decided = %v, want x-z same_name, x-y key_and_cosine and w-x by the score", decided)
 	}
 }
+
+// Legal-form words and single letters alternate in one company's names
+// ("AKZO NOBEL V", "AKZO NOBEL VNL"); they are not what another name has
+// instead of a place, so for organisations they do not make the place a
+// variant word. For another kind the same names still do.
+func TestVariantWordsIgnoreLegalFormsOfOrganisations(t *testing.T) {
+	names := []string{"AKZO NOBEL V", "AKZO ARNHEM NOBEL", "AKZO ARNHEM NOBEL V", "AKZO NOBEL VNL V", "AKZO ARNHEM NOBEL VNL"}
+	for _, tt := range []struct {
+		typ  string
+		want bool
+	}{{"organization", false}, {"concept", true}} {
+		var s space
+		ents := make([]Entity, len(names))
+		for i, n := range names {
+			ents[i] = ent(n, n, tt.typ, s.axis())
+		}
+		r, err := newResolver(ents, Config{}.withDefaults(), entityKeys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, ok := r.text.names.ids["arnhem"]
+		if !ok {
+			t.Fatalf("%s: no word id for arnhem in %v", tt.typ, r.text.names.words)
+		}
+		if got := r.variant[id]; got != tt.want {
+			t.Errorf("%s: arnhem a variant word = %v, want %v", tt.typ, got, tt.want)
+		}
+	}
+}
