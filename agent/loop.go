@@ -228,6 +228,10 @@ func (r *run) do(ctx context.Context, act action) error {
 			return err
 		} else if args != nil {
 			act.args, out, text = args, added, added
+		} else if args, grounded, err := r.groundFilter(ctx, act.args, out); err != nil {
+			return err
+		} else if args != nil {
+			act.args, out, text = args, grounded, grounded
 		}
 		if args, named, err := r.nameKey(ctx, act.args, out); err != nil {
 			return err

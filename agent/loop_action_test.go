@@ -100,6 +100,12 @@ func TestResultRowsAndText(t *testing.T) {
 	if _, rows, _ := ResultRows("name\nA\nB"); ResultAnswerText(rows) != "A, B" {
 		t.Errorf("one column: %q", ResultAnswerText(rows))
 	}
+	if _, rows, _ := ResultRows("name\nKestrel Alloys\nKestrel Alloys\nLumen\nKestrel Alloys"); ResultAnswerText(rows) != "Kestrel Alloys, Lumen" {
+		t.Errorf("repeated values: %q", ResultAnswerText(rows))
+	}
+	if _, rows, _ := ResultRows("name\tn\nA\t1\nA\t1\nA\t2"); ResultAnswerText(rows) != "A, 1; A, 2" {
+		t.Errorf("repeated rows: %q", ResultAnswerText(rows))
+	}
 	if _, rows, ok := ResultRows("count\n"); !ok || ResultAnswerText(rows[:0]) != "No rows match." {
 		t.Errorf("no rows: %v", ok)
 	}
@@ -288,8 +294,10 @@ func TestAgentActionModel_AddsTheFilterAnAggregateLeftOut(t *testing.T) {
 		{"How many parts are made in Brno?", `{"table":"parts","aggregate":{"fn":"count","column":"part_id"}}`, true},
 		// the question names no value: the count stands
 		{"How many parts are there?", `{"table":"parts","aggregate":{"fn":"count","column":"part_id"}}`, false},
-		// a filter or a grouping the model wrote: left as it is
-		{"How many parts are made in Brno?", `{"table":"parts","where":[{"column":"plant","op":"=","value":"Porto"}],"aggregate":{"fn":"count","column":"part_id"}}`, false},
+		// a filter on a value the question does not write, beside one it
+		// does: filtered on the one it writes (groundFilter)
+		{"How many parts are made in Brno?", `{"table":"parts","where":[{"column":"plant","op":"=","value":"Porto"}],"aggregate":{"fn":"count","column":"part_id"}}`, true},
+		// a grouping the model wrote: left as it is
 		{"How many parts are made in Brno?", `{"table":"parts","columns":["plant"],"group_by":["plant"],"aggregate":{"fn":"count","column":"part_id"}}`, false},
 	} {
 		m := script(actionModel, `{"tool":"select","args":`+c.call+`}`)
@@ -389,6 +397,57 @@ func TestIdentifierName(t *testing.T) {
 	} {
 		if got := identifierName(col); got != want {
 			t.Errorf("identifierName(%q) = %v, want %v", col, got, want)
+		}
+	}
+}
+
+func TestAgentActionModel_GroundsAFilterTheQuestionDoesNotName(t *testing.T) {
+	for _, c := range []struct {
+		question, call string
+		want           string // the answer; "" when the model's query stands
+		steps          int
+	}{
+		// S001 is the listing's first sample, and its rows answer another
+		// question: filtered on the part the question names, then named
+		{"Which supplier supplies the battery pack?", `{"table":"parts","columns":["supplier_id"],"where":[{"column":"supplier_id","op":"=","value":"S001"}]}`, "Lumen Cell Systems", 4},
+		// the question writes the value: it stands
+		{"Which parts does Kestrel Alloys supply?", `{"table":"parts","columns":["name"],"where":[{"column":"suppliers.name","op":"=","value":"Kestrel Alloys"}]}`, "", 2},
+		// the question names no value of the table: it stands
+		{"Which parts are the most expensive?", `{"table":"parts","columns":["name"],"where":[{"column":"category","op":"=","value":"frames"}]}`, "", 2},
+	} {
+		m := script(actionModel, `{"tool":"select","args":`+c.call+`}`)
+		ans := askExample(t, m, c.question)
+		if !ans.Answered || len(m.gens) != 1 {
+			t.Fatalf("%s: %d generates, answer %+v", c.call, len(m.gens), ans)
+		}
+		if len(ans.Steps) != c.steps {
+			t.Fatalf("%q: steps %+v; want %d", c.question, ans.Steps, c.steps)
+		}
+		if c.want == "" {
+			if ans.Steps[0].By != "" || ans.Steps[1].By != StepByKgforge || ans.Steps[1].Tool != ToolAnswer {
+				t.Errorf("%q: steps %+v; want the model's query answered as it is", c.question, ans.Steps)
+			}
+			continue
+		}
+		for _, st := range ans.Steps[1:] {
+			if st.By != StepByKgforge {
+				t.Errorf("%q: step %+v not kgforge's", c.question, st)
+			}
+		}
+		if !strings.Contains(string(ans.Steps[1].Args), `"48V battery pack"`) || ans.Text != c.want {
+			t.Errorf("%q: answer %q, steps %+v; want the filter on the part named and the answer %q", c.question, ans.Text, ans.Steps, c.want)
+		}
+	}
+}
+
+func TestGroundedValue_FromTheQuestionOrAnEarlierResult(t *testing.T) {
+	r := &run{ans: Answer{Question: "Which parts does Kestrel Alloys supply?", Steps: []Step{
+		{Tool: ToolSelect, Result: "supplier_id\tname\nS005\tLumen Cell Systems"},
+		{Tool: ToolSelect, Result: "supplier_id\nS001"}, // the query being judged
+	}}}
+	for v, want := range map[string]bool{"Kestrel Alloys": true, "kestrel alloys": true, "S005": true, "S001": false, "Lumen": false, "frames": false} {
+		if got := r.groundedValue(v); got != want {
+			t.Errorf("groundedValue(%q) = %v, want %v", v, got, want)
 		}
 	}
 }

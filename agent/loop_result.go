@@ -162,15 +162,19 @@ func ResultRows(out string) (header []string, rows [][]string, ok bool) {
 
 // ResultAnswerText writes result rows as an answer: one value as it is,
 // one column as a list apart by ", ", rows of several columns apart by
-// "; " with their cells apart by ", "; "No rows match." for none. Every
-// word is the result's, so the answer is grounded.
+// "; " with their cells apart by ", "; "No rows match." for none. A row
+// that repeats an earlier one is written once ("Kestrel Alloys", not
+// three times for the three parts it supplies); the citations still name
+// every row. Every word is the result's, so the answer is grounded.
 func ResultAnswerText(rows [][]string) string {
 	if len(rows) == 0 {
 		return "No rows match."
 	}
-	parts := make([]string, len(rows))
-	for i, r := range rows {
-		parts[i] = strings.Join(r, ", ")
+	parts := make([]string, 0, len(rows))
+	for _, r := range rows {
+		if p := strings.Join(r, ", "); !slices.Contains(parts, p) {
+			parts = append(parts, p)
+		}
 	}
 	if len(rows[0]) == 1 {
 		return strings.Join(parts, ", ")
@@ -285,6 +289,113 @@ func (r *run) addFilter(ctx context.Context, args json.RawMessage, out string) (
 		}
 	}
 	return nil, "", nil
+}
+
+// groundFilter repairs a query whose rows answer another question: a
+// filter (= or contains) on a value that neither the question writes
+// (namedWhole) nor an earlier result held, copied from the listing's
+// samples, while the question names a value of a column the query's
+// table offers ("Which supplier supplies the battery pack?" filtered on
+// supplier_id = S001, the first sample, and got Kestrel's rows; the
+// question names "48V battery pack" of parts.name). When such a filter's
+// result has rows, kgforge runs the query again with that filter replaced
+// by a linked value (linkValues) of a column the table offers that the
+// question writes whole or shares at least minGroundWords words with,
+// in linkValues' order (whole first, then the most words shared), as a
+// step of its own (Step.By), and takes the first result with rows. A
+// value the model took from an earlier result (an id it looked up) or the
+// question is left alone. grounded is the query kgforge ran, nil when
+// none; result is its result.
+func (r *run) groundFilter(ctx context.Context, args json.RawMessage, out string) (grounded json.RawMessage, result string, err error) {
+	if _, rows, isRows := ResultRows(out); !isRows || len(rows) == 0 || len(r.linked) == 0 {
+		return nil, "", nil
+	}
+	c, columns := r.typedQuery(args)
+	if columns == nil {
+		return nil, "", nil
+	}
+	var named []linkedFilter
+	qw := uniq(words(r.ans.Question))
+	for _, col := range columns {
+		for _, v := range r.linkedOf(c.Table, col) {
+			shared := 0
+			for _, w := range uniq(words(v)) {
+				if slices.Contains(qw, w) {
+					shared++
+				}
+			}
+			if shared >= minGroundWords || namedWhole(r.ans.Question, v) {
+				named = append(named, linkedFilter{col, v})
+			}
+		}
+	}
+	if len(named) == 0 {
+		return nil, "", nil
+	}
+	tries := 0
+	for i, w := range c.Where {
+		if w.Op != "=" && w.Op != "contains" || strings.TrimSpace(w.Value) == "" || r.groundedValue(w.Value) {
+			continue
+		}
+		for _, f := range named {
+			if f.column == w.Column && strings.EqualFold(f.value, w.Value) {
+				continue
+			}
+			if tries++; tries > maxFilterMoves {
+				return nil, "", nil
+			}
+			var m map[string]any
+			if json.Unmarshal(args, &m) != nil {
+				return nil, "", nil
+			}
+			where, _ := m["where"].([]any)
+			if i >= len(where) {
+				return nil, "", nil
+			}
+			fm, _ := where[i].(map[string]any)
+			if fm == nil {
+				return nil, "", nil
+			}
+			fm["column"], fm["op"], fm["value"] = f.column, "=", f.value
+			if raw, res, err := r.rerun(ctx, m); err != nil || raw != nil {
+				return raw, res, err
+			}
+		}
+	}
+	return nil, "", nil
+}
+
+// minGroundWords is how many of the question's words a linked value must
+// share for groundFilter to filter on it when the question does not write
+// it whole ("48V battery pack" for "the battery pack").
+const minGroundWords = 2
+
+// groundedValue reports whether a filter value comes from the question
+// (written whole) or from the result of an earlier step than the last
+// (an id the model looked up before filtering on it).
+func (r *run) groundedValue(v string) bool {
+	if namedWhole(r.ans.Question, v) {
+		return true
+	}
+	steps := r.ans.Steps
+	if len(steps) > 0 {
+		steps = steps[:len(steps)-1] // the query being judged
+	}
+	for _, st := range steps {
+		if st.Result == "" {
+			continue
+		}
+		if _, rows, ok := ResultRows(st.Result); ok {
+			for _, row := range rows {
+				if slices.ContainsFunc(row, func(cell string) bool { return strings.EqualFold(strings.TrimSpace(cell), strings.TrimSpace(v)) }) {
+					return true
+				}
+			}
+		} else if namedWhole(st.Result, v) {
+			return true
+		}
+	}
+	return false
 }
 
 // typedQuery parses a typed query and returns the columns its table
