@@ -137,14 +137,40 @@ func (r *resolver) keyCandidates() []cand {
 			if len(l) == 0 || len(s) > r.cfg.MaxBlockSize || len(l) > r.cfg.MaxBlockSize {
 				continue
 			}
+			sole := len(a) >= minSoleAcronym && r.oneName(l)
 			for _, i := range s {
 				for _, j := range l {
 					add(int(i), int(j), keyAcronym)
+					if sole && i != j {
+						if r.soleAcronym == nil {
+							r.soleAcronym = map[uint64]bool{}
+						}
+						r.soleAcronym[pairKey(int(i), int(j))] = true
+					}
 				}
 			}
 		}
 	}
 	return out
+}
+
+// minSoleAcronym is the least length of an acronym that merges with the
+// one name of the build it abbreviates whatever their cosine: "WCW" /
+// "World Championship Wrestling" (cosine 0.68), "TFF" / "Tears for Fears"
+// (0.27), which a sentence encoder does not see as alike. Two letters
+// ("US", "CE") abbreviate too many names to trust.
+const minSoleAcronym = 3
+
+// oneName reports whether the entities are all one name (equal name keys):
+// the only expansion of an acronym in the build, written one way or
+// several.
+func (r *resolver) oneName(ents []int32) bool {
+	for _, e := range ents[1:] {
+		if r.feat[e].name != r.feat[ents[0]].name {
+			return false
+		}
+	}
+	return true
 }
 
 // tokenLevel is the least IDF-weighted containment of a pair found by its

@@ -250,6 +250,9 @@ func (c Config) Validate() error {
 		bad("rules", c.Rules, fmt.Sprintf("must be %q, %q, %q or %q", RulesKind, RulesScore, RulesCosine, RulesThreshold))
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.KindRules)) {
+		if !slices.Contains(Kinds, k) {
+			bad("kind_rules", k, fmt.Sprintf("is no kind of name (%s)", kindList()))
+		}
 		if v := c.KindRules[k]; !slices.Contains(ruleSets, v) {
 			bad("kind_rules."+string(k), v, fmt.Sprintf("must be %q, %q or %q", RulesScore, RulesCosine, RulesThreshold))
 		}

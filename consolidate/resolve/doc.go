@@ -105,9 +105,9 @@
 //
 // Under RulesKind, the default, each pair is decided by the rule set of
 // its kind of name (KindOf of the entity type: organisation, person,
-// product, or concept for every other type and an unknown one), from
-// Config.KindRules or DefaultKindRules: organisations, persons and
-// products by RulesThreshold, concepts by RulesCosine. No kind takes
+// product, location, or concept for every other type and an unknown one),
+// from Config.KindRules or DefaultKindRules: organisations, persons,
+// products and locations by RulesThreshold, concepts by RulesCosine. No kind takes
 // RulesScore by default: out of sample the score did not beat the simple
 // rules (docs/benchmarks.md), so no pair carries a number it cannot back
 // (Pair.Score 0; the rule and its signals say why). Two names of different
@@ -116,8 +116,17 @@
 // set keeps the number, variant, short-name, one-word-each and subset
 // guards.
 //
+// Under RulesCosine and RulesThreshold, an acronym of three letters or
+// more ("WCW") merges with the one name of the build it abbreviates
+// ("World Championship Wrestling", written one way or several) whatever
+// their cosine (sole_acronym, right after same_name): a sentence encoder
+// does not see an acronym in its expansion (cosines 0.27–0.68 on
+// Re-DocRED), and one expansion in the build leaves nothing to confuse it
+// with. Two letters, or two names with its initials, need a cosine of at
+// least Low as any key does.
+//
 // RulesThreshold, first match wins: guard_number; same_name;
-// guard_variant; key_and_cosine; then, at a cosine ≥ Low, guard_short (a
+// sole_acronym; guard_variant; key_and_cosine; then, at a cosine ≥ Low, guard_short (a
 // short name without a key under ShortHigh), guard_words (one word each,
 // not a respelling, under High), guard_subset, else cosine_threshold
 // merges; a key under Low is key_without_cosine; anything else stays

@@ -94,6 +94,7 @@ const (
 	RuleMustLink    Rule = "must_link"         // an expert's override
 	RuleScore       Rule = "score"             // the calibrated score reaches the merge band
 	RuleThreshold   Rule = "cosine_threshold"  // cosine ≥ Low, and no guard stops it (RulesThreshold)
+	RuleSoleAcronym Rule = "sole_acronym"      // an acronym of 3+ letters and the one name of the build it abbreviates
 )
 
 // Rules that leave a pair uncertain.
@@ -285,6 +286,10 @@ type resolver struct {
 	variant []bool     // name word id → a variant word (guards.go)
 	model   *Model     // the calibrated score; nil when no pair is decided by RulesScore, or without keys.signals
 	kind    []Kind     // entity → the kind of its name
+	// soleAcronym holds the pairKey of each acronym pair whose acronym
+	// has three letters or more and abbreviates one name of the build
+	// only (acronymCandidates).
+	soleAcronym map[uint64]bool
 	// personWords are the person names by name word, for containers;
 	// built on first use.
 	personWords map[uint32][]int32
@@ -378,7 +383,7 @@ func (r *resolver) usesScore() bool {
 	if r.cfg.Rules != RulesKind {
 		return r.cfg.Rules == RulesScore
 	}
-	for _, k := range []Kind{KindOrganization, KindPerson, KindProduct, KindConcept} {
+	for _, k := range Kinds {
 		if r.kindRule(k) == RulesScore {
 			return true
 		}
@@ -641,6 +646,9 @@ func (r *resolver) decide(i, j int, keys keyKind) (p Pair, merge, uncertain bool
 	case keys&keyName != 0:
 		p.Rule = RuleSameName
 		return p, true, false
+	case keys&keyAcronym != 0 && r.soleAcronym[pairKey(i, j)]:
+		p.Rule = RuleSoleAcronym
+		return p, true, false
 	case c >= r.cfg.Low && keys == 0 && r.subsetAlone(i, j, keys):
 		return doubt(RuleGuardSubset, r.cfg.High)
 	case c >= r.cfg.High && (!short || keys != 0 || c >= r.cfg.ShortHigh):
@@ -750,6 +758,9 @@ func (r *resolver) decideByThreshold(p Pair, i, j int, keys keyKind) (Pair, bool
 		}
 	case keys&keyName != 0:
 		p.Rule = RuleSameName
+		return p, true, false
+	case keys&keyAcronym != 0 && r.soleAcronym[pairKey(i, j)]:
+		p.Rule = RuleSoleAcronym
 		return p, true, false
 	case variantDiffer(bi, bj, r.variant, r.text.names.words):
 		if listed {

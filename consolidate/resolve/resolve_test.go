@@ -30,7 +30,9 @@ func TestResolve_Pairs(t *testing.T) {
 		// Blocking keys lift the uncertain band.
 		{name: "suffix key", a: "Akzo Nobel N.V.", b: "AKZO NOBEL", cos: 0.85, merge: true, rule: RuleKeyCosine, signals: []Signal{SignalSuffix, SignalPlural, SignalCosine}},
 		{name: "accents", a: "Société Générale", b: "Societe Generale", cos: 0.85, merge: true, rule: RuleSameName, signals: []Signal{SignalName, SignalSuffix, SignalPlural, SignalCosine}},
-		{name: "acronym", a: "IBM", b: "International Business Machines", cos: 0.85, merge: true, rule: RuleKeyCosine, signals: []Signal{SignalAcronym, SignalCosine}},
+		{name: "acronym", a: "GE", b: "General Electric", cos: 0.85, merge: true, rule: RuleKeyCosine, signals: []Signal{SignalAcronym, SignalCosine}},
+		{name: "the one expansion of an acronym", a: "IBM", b: "International Business Machines", cos: 0.85, merge: true, rule: RuleSoleAcronym, signals: []Signal{SignalAcronym, SignalCosine}},
+		{name: "the one expansion of an acronym, low cosine", a: "WCW", b: "World Championship Wrestling", cos: 0.3, merge: true, rule: RuleSoleAcronym, signals: []Signal{SignalAcronym}},
 		{name: "plural", a: "Solar Panels", b: "solar panel", cos: 0.83, merge: true, rule: RuleKeyCosine, signals: []Signal{SignalPlural, SignalCosine}},
 		{name: "same name, low cosine", a: "Acme", b: "ACME", cos: 0.5, merge: true, rule: RuleSameName},
 		{name: "same name, no vectors", a: "Acme-Werke", b: "acme werke", noVectors: true, merge: true, rule: RuleSameName},
@@ -38,7 +40,7 @@ func TestResolve_Pairs(t *testing.T) {
 		{name: "high band", a: "Northwind Traders", b: "Northwind Trading Company", cos: 0.95, merge: true, rule: RuleCosineHigh, signals: []Signal{SignalCosine}},
 		{name: "uncertain band", a: "Northwind Traders", b: "Northwind Trading Company", cos: 0.85, uncertain: true, rule: RuleUncertainCosine, wantMarginLE: 0.0701},
 		{name: "low band", a: "Northwind Traders", b: "Southwind Traders", cos: 0.6},
-		{name: "key without cosine", a: "IBM", b: "International Business Machines", cos: 0.5, uncertain: true, rule: RuleKeyOnly, signals: []Signal{SignalAcronym}, wantMarginLE: 0.3001},
+		{name: "key without cosine", a: "GE", b: "General Electric", cos: 0.5, uncertain: true, rule: RuleKeyOnly, signals: []Signal{SignalAcronym}, wantMarginLE: 0.3001},
 		{name: "suffix key, no vectors", a: "Acme Inc", b: "ACME", noVectors: true, uncertain: true, rule: RuleKeyOnly, wantMarginLE: 1},
 		// Number guards: never merge automatically, whatever the cosine.
 		{name: "station numbers", a: "Station 1", b: "Station 2", cos: 0.99, uncertain: true, rule: RuleGuardNumber, wantMarginLE: 0.0701},
@@ -596,5 +598,43 @@ func TestResolve_UncertainPairsShareTheirSignals(t *testing.T) {
 	grown = append(grown, SignalMustLink)
 	if slices.Contains(res.Uncertain[1].Signals, SignalMustLink) || len(grown) != len(first)+1 {
 		t.Errorf("an append to one pair's signals reached another's: %v", res.Uncertain[1].Signals)
+	}
+}
+
+// An acronym of three letters or more merges with the one name of the
+// build it abbreviates whatever their cosine (a sentence encoder does not
+// see "WCW" in "World Championship Wrestling"); with two names of the
+// build to abbreviate, or two letters, it needs a cosine of at least Low,
+// under every rule set.
+func TestResolve_AcronymWithOneExpansionMerges(t *testing.T) {
+	for _, rules := range []RuleSet{RulesKind, RulesCosine, RulesThreshold} {
+		var s space
+		wcw, abc := s.axis(), s.axis()
+		ents := []Entity{
+			ent("wcw", "WCW", "Organization", wcw),
+			ent("wcw-long", "World Championship Wrestling", "Organization", s.near(wcw, 0.3)),
+			ent("wcw-long2", "world championship wrestling", "Organization", s.near(wcw, 0.3)),
+			ent("abc", "ABC", "Organization", abc),
+			ent("abc-us", "Alpha Beta Chemicals", "Organization", s.near(abc, 0.5)),
+			ent("abc-au", "Alpha Beta Cables", "Organization", s.near(abc, 0.5)),
+			ent("us", "US", "Location", s.axis()),
+			ent("us-long", "United States", "Location", s.axis()),
+		}
+		res := mustResolve(t, ents, Config{Rules: rules})
+		for _, b := range []string{"wcw-long", "wcw-long2"} {
+			if !together(res, "wcw", b) {
+				t.Errorf("%s: WCW and %s apart; want merged (uncertain %+v)", rules, b, res.Uncertain)
+			} else if p := mergeOf(res, "wcw", b); p != nil && p.Rule != RuleSoleAcronym {
+				t.Errorf("%s: WCW–%s merged by %q, want %q", rules, b, p.Rule, RuleSoleAcronym)
+			}
+		}
+		for _, pr := range [][2]string{{"abc", "abc-us"}, {"abc", "abc-au"}, {"us", "us-long"}} {
+			if together(res, pr[0], pr[1]) {
+				t.Errorf("%s: %s and %s merged; want them apart (two expansions, or two letters, and a low cosine)", rules, pr[0], pr[1])
+			}
+			if u := uncertainPair(res, pr[0], pr[1]); u == nil || u.Rule != RuleKeyOnly {
+				t.Errorf("%s: %s–%s uncertain %+v; want it shown for review by its key", rules, pr[0], pr[1], u)
+			}
+		}
 	}
 }

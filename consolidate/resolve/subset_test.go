@@ -122,6 +122,9 @@ func TestKindOf(t *testing.T) {
 		{"Suppliers", KindOrganization},
 		{"PERSON", KindPerson},
 		{"product", KindProduct},
+		{"City", KindLocation},
+		{"GPE", KindLocation},
+		{"Countries", KindLocation},
 		{"Products", KindProduct},
 		{"publication", KindConcept},
 		{"", KindConcept},
@@ -175,6 +178,8 @@ func TestConfig_ValidateKindRules(t *testing.T) {
 		{Config{KindRules: map[Kind]RuleSet{KindPerson: RulesScore}}, true},
 		{Config{KindRules: map[Kind]RuleSet{KindPerson: RulesKind}}, false},
 		{Config{KindRules: map[Kind]RuleSet{KindPerson: "bogus"}}, false},
+		{Config{KindRules: map[Kind]RuleSet{KindLocation: RulesCosine}}, true},
+		{Config{KindRules: map[Kind]RuleSet{"company": RulesCosine}}, false}, // a type, not a kind: it would be ignored
 		{Config{Rules: "bogus"}, false},
 		{Config{Floor: 0.9}, false},
 	} {
