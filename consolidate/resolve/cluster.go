@@ -63,8 +63,12 @@ func (r *resolver) bound(uf, must *unionFind) ([][]int, []splitInfo) {
 		} else if i, j, sim := r.weakest(comp, must); sim < r.cfg.MinClusterSim {
 			s = splitInfo{reason: SplitMinSim, weakest: r.pair(i, j, 0)}
 			s.weakest.Signals, s.weakest.Cosine = nil, sim
-			if !r.compatible(i, j) {
+			switch {
+			case !r.compatible(i, j):
 				s.reason = SplitTypes
+				s.weakest.Cosine, _ = r.cosine(i, j)
+			case numbersDiffer(&r.feat[i], &r.feat[j]):
+				s.reason = SplitNumbers
 				s.weakest.Cosine, _ = r.cosine(i, j)
 			}
 		} else {
@@ -95,8 +99,10 @@ func (r *resolver) twoAnchors(comp []int) (int, int, bool) {
 }
 
 // sim is the similarity that the cluster bounds use: minus infinity for a
-// cannot-link pair and for incompatible types (joined through an entity of
-// unknown type, or a long chain); for an accepted link its cosine but at least High (the
+// cannot-link pair, for incompatible types (joined through an entity of
+// unknown type, or a long chain) and for names whose numbers differ
+// (numbersDiffer: "11 April 2025" and "8 April 2025", each merged with
+// "April 2025", whose one number both hold); for an accepted link its cosine but at least High (the
 // link was judged a match, by a key or an override when the cosine is
 // lower); otherwise the cosine, or MinClusterSim when a vector is missing,
 // so that an unknown similarity neither breaks a cluster nor holds one.
@@ -106,7 +112,7 @@ func (r *resolver) twoAnchors(comp []int) (int, int, bool) {
 // score does not call it apart, so it does not break a cluster.
 func (r *resolver) sim(i, j int) float64 {
 	k := pairKey(i, j)
-	if r.cannot[k] || !r.compatible(i, j) || r.anchorsClash(i, j) {
+	if r.cannot[k] || !r.compatible(i, j) || r.anchorsClash(i, j) || numbersDiffer(&r.feat[i], &r.feat[j]) {
 		return math.Inf(-1)
 	}
 	c, ok := r.cosine(i, j)

@@ -105,9 +105,9 @@
 //
 // Under RulesKind, the default, each pair is decided by the rule set of
 // its kind of name (KindOf of the entity type: organisation, person,
-// product, location, or concept for every other type and an unknown one),
-// from Config.KindRules or DefaultKindRules: organisations, persons,
-// products and locations by RulesThreshold, concepts by RulesCosine. No kind takes
+// product, or concept for every other type and an unknown one), from
+// Config.KindRules or DefaultKindRules: organisations, persons and
+// products by RulesThreshold, concepts by RulesCosine. No kind takes
 // RulesScore by default: out of sample the score did not beat the simple
 // rules (docs/benchmarks.md), so no pair carries a number it cannot back
 // (Pair.Score 0; the rule and its signals say why). Two names of different

@@ -13,12 +13,11 @@ const (
 	KindOrganization Kind = "organization"
 	KindPerson       Kind = "person"
 	KindProduct      Kind = "product"
-	KindLocation     Kind = "location"
 	KindConcept      Kind = "concept" // any other type, and an unknown one
 )
 
 // Kinds are the kinds of name, in the order the docs list them.
-var Kinds = []Kind{KindOrganization, KindPerson, KindProduct, KindLocation, KindConcept}
+var Kinds = []Kind{KindOrganization, KindPerson, KindProduct, KindConcept}
 
 func kindList() string {
 	s := make([]string, len(Kinds))
@@ -36,7 +35,6 @@ var kindTypes = func() map[string]Kind {
 		KindOrganization: "organization organisation org company corporation business firm enterprise supplier vendor manufacturer customer institution agency group brand subsidiary",
 		KindPerson:       "person people per human individual author inventor employee contact",
 		KindProduct:      "product item model part device component sku good goods offering",
-		KindLocation:     "location loc place gpe city town village country nation state province region territory",
 	} {
 		for _, t := range strings.Fields(ts) {
 			m[t] = k
@@ -70,7 +68,6 @@ var DefaultKindRules = map[Kind]RuleSet{
 	KindOrganization: RulesThreshold,
 	KindPerson:       RulesThreshold,
 	KindProduct:      RulesThreshold,
-	KindLocation:     RulesThreshold,
 	KindConcept:      RulesCosine,
 }
 

@@ -167,6 +167,7 @@ const (
 	SplitMinSim     SplitReason = "min_similarity"     // two members were less similar than MinClusterSim
 	SplitTypes      SplitReason = "incompatible_types" // two members had incompatible types, joined through others
 	SplitAnchors    SplitReason = "two_anchors"        // two members were different records of data (rows), joined through others
+	SplitNumbers    SplitReason = "numbers_differ"     // two members differ in their numbers ("11 April 2025" / "8 April 2025"), joined through a name with fewer ("April 2025")
 )
 
 // Split records a group that union-find connected and the bounds split.

@@ -638,3 +638,28 @@ func TestResolve_AcronymWithOneExpansionMerges(t *testing.T) {
 		}
 	}
 }
+
+// Two dates each merged with the month they fall in ("11 April 2025" and
+// "8 April 2025" hold every number of "April 2025") must not end in one
+// cluster through it: the bounds split a group whose members' numbers
+// differ, and say why.
+func TestResolve_NamesWhoseNumbersDifferSplitWhenJoinedThroughAnother(t *testing.T) {
+	var s space
+	month := s.axis()
+	ents := []Entity{
+		ent("m", "April 2025", "Date", month),
+		ent("d8", "8 April 2025", "Date", s.near(month, 0.95)),
+		ent("d11", "11 April 2025", "Date", s.near(month, 0.95)),
+	}
+	res := mustResolve(t, ents, Config{})
+	if together(res, "d8", "d11") {
+		t.Fatalf("8 and 11 April 2025 in one cluster: %+v", res.Clusters)
+	}
+	if len(res.Splits) != 1 || res.Splits[0].Reason != SplitNumbers {
+		t.Fatalf("splits %+v; want one, reason %q", res.Splits, SplitNumbers)
+	}
+	if c := res.Splits[0].Weakest.Cosine; math.IsInf(c, 0) || math.IsNaN(c) {
+		t.Errorf("the split's weakest pair has cosine %v; want the pair's own", c)
+	}
+	checkPartition(t, ents, res)
+}
