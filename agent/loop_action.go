@@ -187,12 +187,7 @@ func (t *Toolbox) linkValues(ctx context.Context, tables []kg.Table, question st
 				if len(r) == 0 || r[0] == "" {
 					continue
 				}
-				n := 0
-				for _, w := range uniq(words(r[0])) {
-					if slices.Contains(qw, w) {
-						n++
-					}
-				}
+				n := sharedWords(qw, r[0])
 				if n > 0 && namedWhole(question, r[0]) {
 					n += maxLinkWords // the question writes the whole value: before any value that shares words only
 				}
@@ -240,6 +235,18 @@ func namedWhole(text, value string) bool {
 
 func isWordRune(r rune) bool {
 	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r))
+}
+
+// sharedWords counts the distinct words of value (words) that are among
+// qw.
+func sharedWords(qw []string, value string) int {
+	n := 0
+	for _, w := range uniq(words(value)) {
+		if slices.Contains(qw, w) {
+			n++
+		}
+	}
+	return n
 }
 
 // uniq is words without repeats, in order.

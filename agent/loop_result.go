@@ -240,18 +240,13 @@ func (r *run) moveFilter(ctx context.Context, args json.RawMessage, out string) 
 	slices.SortStableFunc(named, func(a, b rewrite) int { return len(b.value) - len(a.value) })
 	tries = append(tries, named...)
 	for _, t := range tries[:min(len(tries), maxFilterMoves)] {
-		var m map[string]any
-		if json.Unmarshal(args, &m) != nil {
-			return nil, "", nil
-		}
-		where, _ := m["where"].([]any)
-		f, _ := where[t.i].(map[string]any)
-		if f == nil {
-			return nil, "", nil
-		}
-		f["column"], f["value"] = t.column, t.value
+		op := "" // the filter's own
 		if w := c.Where[t.i]; w.Op == "contains" && !strings.EqualFold(t.value, w.Value) {
-			f["op"] = "="
+			op = "="
+		}
+		m, ok := withFilter(args, t.i, t.column, op, t.value)
+		if !ok {
+			return nil, "", nil
 		}
 		if raw, res, err := r.rerun(ctx, m); err != nil || raw != nil {
 			return raw, res, err
@@ -318,13 +313,7 @@ func (r *run) groundFilter(ctx context.Context, args json.RawMessage, out string
 	qw := uniq(words(r.ans.Question))
 	for _, col := range columns {
 		for _, v := range r.linkedOf(c.Table, col) {
-			shared := 0
-			for _, w := range uniq(words(v)) {
-				if slices.Contains(qw, w) {
-					shared++
-				}
-			}
-			if shared >= minGroundWords || namedWhole(r.ans.Question, v) {
+			if sharedWords(qw, v) >= minGroundWords || namedWhole(r.ans.Question, v) {
 				named = append(named, linkedFilter{col, v})
 			}
 		}
@@ -344,25 +333,39 @@ func (r *run) groundFilter(ctx context.Context, args json.RawMessage, out string
 			if tries++; tries > maxFilterMoves {
 				return nil, "", nil
 			}
-			var m map[string]any
-			if json.Unmarshal(args, &m) != nil {
+			m, ok := withFilter(args, i, f.column, "=", f.value)
+			if !ok {
 				return nil, "", nil
 			}
-			where, _ := m["where"].([]any)
-			if i >= len(where) {
-				return nil, "", nil
-			}
-			fm, _ := where[i].(map[string]any)
-			if fm == nil {
-				return nil, "", nil
-			}
-			fm["column"], fm["op"], fm["value"] = f.column, "=", f.value
 			if raw, res, err := r.rerun(ctx, m); err != nil || raw != nil {
 				return raw, res, err
 			}
 		}
 	}
 	return nil, "", nil
+}
+
+// withFilter returns the typed query args with its filter i set to
+// column, op and value (op "" keeps the filter's own), for a repair to run
+// again; false when args holds no such filter.
+func withFilter(args json.RawMessage, i int, column, op, value string) (map[string]any, bool) {
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return nil, false
+	}
+	where, _ := m["where"].([]any)
+	if i < 0 || i >= len(where) {
+		return nil, false
+	}
+	f, _ := where[i].(map[string]any)
+	if f == nil {
+		return nil, false
+	}
+	f["column"], f["value"] = column, value
+	if op != "" {
+		f["op"] = op
+	}
+	return m, true
 }
 
 // minGroundWords is how many of the question's words a linked value must

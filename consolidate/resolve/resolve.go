@@ -289,7 +289,7 @@ type resolver struct {
 	kind    []Kind     // entity → the kind of its name
 	// soleAcronym holds the pairKey of each acronym pair whose acronym
 	// has three letters or more and abbreviates one name of the build
-	// only (acronymCandidates).
+	// only (keyCandidates).
 	soleAcronym map[uint64]bool
 	// personWords are the person names by name word, for containers;
 	// built on first use.
