@@ -3,6 +3,7 @@ package extract
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	"kgforge/kg"
@@ -87,7 +88,7 @@ var linesStop = []string{"\n" + linesEnd, "\nPassage:"}
 // sentence that names both its subject and its object (else the first
 // that names its subject); the entities are the facts' subjects and
 // objects.
-func parseLines(text string, sentences []string, cut bool) (Reply, int) {
+func parseLines(text string, sentences []string, cut bool, probs []lineProb) (Reply, int) {
 	if cut {
 		if i := strings.LastIndexByte(text, '\n'); i >= 0 {
 			text = text[:i]
@@ -98,7 +99,7 @@ func parseLines(text string, sentences []string, cut bool) (Reply, int) {
 	var r Reply
 	malformed := 0
 	named := map[string]bool{}
-	for _, line := range strings.Split(text, "\n") {
+	for n, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)
 		if line == linesEnd {
 			break
@@ -113,6 +114,9 @@ func parseLines(text string, sentences []string, cut bool) (Reply, int) {
 		}
 		t := RawTriplet{Subject: f[0], SubjectType: f[1], Predicate: f[2], Object: f[3], ObjectType: f[4]}
 		t.Evidence = evidenceFor(sentences, t.Subject, t.Object)
+		if n < len(probs) {
+			t.Prob, t.ProbMean = probs[n].least, probs[n].mean
+		}
 		r.Triplets = append(r.Triplets, t)
 		for _, en := range []RawEntity{{Name: t.Subject, Type: t.SubjectType}, {Name: t.Object, Type: t.ObjectType}} {
 			if k := kg.NormalizeName(en.Name); !named[k] {
@@ -122,6 +126,58 @@ func parseLines(text string, sentences []string, cut bool) (Reply, int) {
 		}
 	}
 	return r, malformed
+}
+
+// lineProb is what the model's token probabilities say of one line of a
+// reply: the least probability of its tokens and their geometric mean.
+type lineProb struct{ least, mean float64 }
+
+// lineProbabilities returns, for each line of text (split at "\n"), the
+// probabilities of the tokens that write it: a token counts for every line
+// it writes a character of (the newline that ends a line is not one).
+// tokens are the reply's tokens in order and logprobs their log
+// probabilities. It returns nil when the server gave none or the tokens
+// do not spell the text (the client may have cut the reply short: the
+// tokens then run on past it).
+func lineProbabilities(text string, tokens []string, logprobs []float64) []lineProb {
+	if len(tokens) == 0 || len(tokens) != len(logprobs) {
+		return nil
+	}
+	joined := strings.Join(tokens, "")
+	if !strings.HasPrefix(joined, text) {
+		return nil
+	}
+	n := strings.Count(text, "\n") + 1
+	least, sum, count := make([]float64, n), make([]float64, n), make([]int, n)
+	line, pos := 0, 0
+	for k, t := range tokens {
+		if pos >= len(text) {
+			break
+		}
+		end := min(pos+len(t), len(text))
+		last := -1
+		for ; pos < end; pos++ {
+			if text[pos] == '\n' {
+				line++
+				continue
+			}
+			if line != last {
+				last = line
+				if count[line] == 0 || logprobs[k] < least[line] {
+					least[line] = logprobs[k]
+				}
+				sum[line] += logprobs[k]
+				count[line]++
+			}
+		}
+	}
+	out := make([]lineProb, n)
+	for i := range out {
+		if count[i] > 0 {
+			out[i] = lineProb{least: math.Exp(least[i]), mean: math.Exp(sum[i] / float64(count[i]))}
+		}
+	}
+	return out
 }
 
 // allSet trims each field in place and reports whether none is empty.
@@ -202,6 +258,9 @@ func (e *Extractor) generate(ctx context.Context, prompt string, sentences []str
 		// model that repeats one repeats it until the bound: the reply
 		// ends there (llm.DoneRepeat, every line before it whole).
 		req.Stop, req.StopAtRepeatedLine = linesStop, true
+		// Each fact's line gets the model's probability of it
+		// (RawTriplet.Prob), which a build may keep facts by.
+		req.Logprobs = true
 	}
 	resp, err := g.Generate(ctx, req)
 	if err != nil {
@@ -210,7 +269,7 @@ func (e *Extractor) generate(ctx context.Context, prompt string, sentences []str
 	if e.opts.Format == FormatJSON {
 		return parseJSON(resp)
 	}
-	r, malformed := parseLines(resp.Content, sentences, cutReason(resp) != "")
+	r, malformed := parseLines(resp.Content, sentences, cutReason(resp) != "", lineProbabilities(resp.Content, resp.LogprobTokens, resp.Logprobs))
 	r.Malformed = malformed
 	return resp, r, nil
 }

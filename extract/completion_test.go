@@ -97,7 +97,7 @@ func TestParseLines_MalformedLinesAreCountedNotGuessed(t *testing.T) {
 		"END",
 		"Mallory | Person | owns | Porto | City", // after END: not read
 	}, "\n")
-	r, malformed := parseLines(reply, sentences, false)
+	r, malformed := parseLines(reply, sentences, false, nil)
 	if malformed != 4 {
 		t.Errorf("malformed = %d, want 4", malformed)
 	}
@@ -117,11 +117,11 @@ func TestParseLines_MalformedLinesAreCountedNotGuessed(t *testing.T) {
 	}
 
 	cutReply := "Kestrel Alloys | Company | based_in | Sheffield | City\nVelora Cycles | Company | ma"
-	r, malformed = parseLines(cutReply, sentences, true)
+	r, malformed = parseLines(cutReply, sentences, true, nil)
 	if len(r.Triplets) != 1 || malformed != 0 {
 		t.Errorf("cut reply: %d triplets, %d malformed; want the whole line only, nothing malformed", len(r.Triplets), malformed)
 	}
-	r, malformed = parseLines(cutReply, sentences, false)
+	r, malformed = parseLines(cutReply, sentences, false, nil)
 	if len(r.Triplets) != 1 || malformed != 1 {
 		t.Errorf("whole reply with a bad last line: %d triplets, %d malformed; want 1 and 1", len(r.Triplets), malformed)
 	}

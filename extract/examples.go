@@ -39,7 +39,7 @@ func loadExamples() ([]example, string, error) {
 			return nil, "", fmt.Errorf("prompt %s part %s: no line --- between the passage and its facts", p.Name, name)
 		}
 		lines = strings.TrimSpace(lines)
-		r, malformed := parseLines(lines, Sentences(passage), false)
+		r, malformed := parseLines(lines, Sentences(passage), false, nil)
 		if malformed > 0 {
 			return nil, "", fmt.Errorf("prompt %s part %s: %d malformed fact lines (want subject | subject type | predicate | object | object type)", p.Name, name, malformed)
 		}

@@ -84,6 +84,20 @@ type Options struct {
 	// (bench/extractq). Builds never set it. It is not part of the cache
 	// key: grounding runs on cached replies.
 	Ungrounded bool
+
+	// OnDrop, when set, is called with every triplet of a reply that is
+	// not kept and the reason (one of the Drop constants): a diagnostic
+	// for benchmarks (bench/extractq -dump), not part of the cache key.
+	// It may be called from several goroutines at once.
+	OnDrop func(chunkID string, t RawTriplet, reason string)
+
+	// MinConfidence drops a triplet whose Confidence is under it (reason
+	// low_confidence). A triplet's confidence is how well its evidence
+	// was found in the chunk times, where the model gave one, its
+	// probability of the line it wrote the triplet on (RawTriplet.Prob):
+	// a model that gives none (the chat mode) is kept by its grounding
+	// alone. 0 keeps every grounded triplet.
+	MinConfidence float64
 }
 
 // Extractor extracts grounded triplets and entities from chunks. It is safe
@@ -138,6 +152,7 @@ const (
 	DropDuplicate        = "duplicate_in_chunk"
 	DropSelfLoop         = "subject_is_object"
 	DropOutsideSchema    = "outside_schema" // a type or predicate the pipeline's schema does not allow
+	DropLowConfidence    = "low_confidence" // a confidence under Options.MinConfidence
 	DropEntityNotFound   = "entity_not_in_chunk"
 	DropEntityIncomplete = "incomplete_entity"
 	DropMalformedLine    = "malformed_line" // completion mode, line format: a line that is not five fields
@@ -485,11 +500,15 @@ type bounds struct {
 
 // key is the cache key of a call: the model, its digest, the prompt
 // version (mode, format, prompt and examples), the sizes, the thinking
-// switch, whether a repeated line ends the reply (the line format) and
-// the whole prompt text.
+// switch, whether a repeated line ends the reply and its lines carry the
+// model's probabilities (the line format) and the whole prompt text.
 func (e *Extractor) key(b bounds, prompt string) string {
+	var lines any = false // as it was before the line format had probabilities
+	if e.opts.Format == FormatLines {
+		lines = "lines+prob"
+	}
 	return kg.ID("extract", e.opts.Model, e.opts.ModelDigest, e.version, string(b.schema),
-		fmt.Sprint(b.ctx, b.predict, e.opts.Think, e.opts.Format == FormatLines), prompt)
+		fmt.Sprint(b.ctx, b.predict, e.opts.Think, lines), prompt)
 }
 
 func conversationSize(msgs []llm.Message) int {

@@ -317,6 +317,9 @@ func (e *Extractor) ground(c kg.Chunk, replies []Reply) (Result, drops) {
 			}
 			if reason != "" {
 				d.triplets[reason]++
+				if e.opts.OnDrop != nil {
+					e.opts.OnDrop(c.ID, raw, reason)
+				}
 				continue
 			}
 			seen[t.ID] = true
@@ -416,13 +419,20 @@ func (e *Extractor) groundTriplet(c kg.Chunk, r RawTriplet) (kg.Triplet, string)
 	if kg.NormalizeName(subj) == kg.NormalizeName(obj) {
 		return kg.Triplet{}, DropSelfLoop
 	}
+	conf := confidenceOf(m, sim)
+	if r.Prob > 0 {
+		conf *= r.Prob
+	}
+	if conf < e.opts.MinConfidence {
+		return kg.Triplet{}, DropLowConfidence
+	}
 	return kg.Triplet{
 		ID:        kg.ID("triplet", c.ID, kg.NormalizeName(subj), pred, kg.NormalizeName(obj)),
 		ChunkID:   c.ID,
 		Subject:   kg.Mention{ID: kg.ID("mention", c.ID, subj, subjType), ChunkID: c.ID, Surface: subj, Type: subjType, Span: sSpan},
 		Object:    kg.Mention{ID: kg.ID("mention", c.ID, obj, objType), ChunkID: c.ID, Surface: obj, Type: objType, Span: oSpan},
 		Predicate: pred, Evidence: evidence, EvidenceSpan: evSpan,
-		Confidence: confidenceOf(m, sim), Model: e.opts.Model, PromptVersion: e.version,
+		Confidence: conf, Model: e.opts.Model, PromptVersion: e.version,
 	}, ""
 }
 

@@ -24,6 +24,12 @@ type RawTriplet struct {
 	Object      string `json:"object"`
 	ObjectType  string `json:"object_type"`
 	Evidence    string `json:"evidence"`
+	// Prob is the model's own probability of the line it wrote the
+	// triplet on: the least probability of a token of the line (the line
+	// format, when the server gives log probabilities); 0 when unknown.
+	// ProbMean is the geometric mean of the line's token probabilities.
+	Prob     float64 `json:"prob,omitempty"`
+	ProbMean float64 `json:"prob_mean,omitempty"`
 }
 
 // RawEntity is one entity as the model proposed it, before grounding.

@@ -101,6 +101,7 @@ func (c *Client) Generate(ctx context.Context, req GenerateRequest) (ChatRespons
 		var b strings.Builder
 		var m api.Metrics
 		var lps []float64
+		var toks []string
 		out = ChatResponse{}
 		done, parts := false, 0
 		gctx, guard := watch(ctx)
@@ -109,6 +110,7 @@ func (c *Client) Generate(ctx context.Context, req GenerateRequest) (ChatRespons
 			b.WriteString(r.Response)
 			for _, lp := range r.Logprobs {
 				lps = append(lps, lp.Logprob)
+				toks = append(toks, lp.Token)
 			}
 			if r.Done {
 				done, m = true, r.Metrics
@@ -116,7 +118,7 @@ func (c *Client) Generate(ctx context.Context, req GenerateRequest) (ChatRespons
 			}
 			return nil
 		})
-		out.Content, out.Logprobs = b.String(), lps
+		out.Content, out.Logprobs, out.LogprobTokens = b.String(), lps, toks
 		if req.StopAtRepeatedLine && err == nil && done {
 			var rw repeatWatch
 			if !rw.add(out.Content) {

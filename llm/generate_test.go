@@ -137,6 +137,10 @@ func TestGenerateIntegration_Logprobs(t *testing.T) {
 			t.Errorf("token %d: log probability %v", i, lp)
 		}
 	}
+	// The tokens' texts, one a probability, spell the reply.
+	if len(resp.LogprobTokens) != len(resp.Logprobs) || strings.Join(resp.LogprobTokens, "") != resp.Content {
+		t.Errorf("tokens %q for %d probabilities, reply %q", resp.LogprobTokens, len(resp.Logprobs), resp.Content)
+	}
 	req.Logprobs = false
 	if resp, err = c.Generate(context.Background(), req); err != nil || resp.Logprobs != nil {
 		t.Errorf("not asked: log probabilities %v, err %v", resp.Logprobs, err)

@@ -271,8 +271,10 @@ type ChatResponse struct {
 	ToolCalls                    []ToolCall // native tool calls, when the request offered Tools
 	// Logprobs are the log probabilities of the reply's tokens, when the
 	// request asked for them (GenerateRequest.Logprobs) and the server
-	// gave them; nil otherwise.
-	Logprobs []float64
+	// gave them; nil otherwise. LogprobTokens are the tokens' texts, one
+	// for each of Logprobs.
+	Logprobs      []float64
+	LogprobTokens []string
 }
 
 // Chat sends one chat request and returns the whole reply.

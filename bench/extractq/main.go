@@ -77,6 +77,7 @@ func main() {
 	cacheDir := flag.String("cache", filepath.Join(userCache(), "kgforge", "bench", "extract"), "reply cache shared by runs")
 	out := flag.String("out", "", "write the results as JSON to this file")
 	only := flag.String("configs", "", "comma-separated subset of: "+names())
+	dump := flag.String("dump", "", "write each item's text, gold, kept and dropped triplets as JSON lines to this file (one configuration)")
 	peers := flag.String("peers", "", "side-by-side table of these systems instead: kgforge, kgforge:<config>, lightrag, graphrag (peers.go)")
 	var po peerOptions
 	flag.StringVar(&po.venv, "peers-venv", filepath.Join(userCache(), "kgforge", "bench", "peers-venv"), "the peers' virtual environments (bench/extractq/peers/setup.sh)")
@@ -88,7 +89,7 @@ func main() {
 	if *peers != "" {
 		err = runPeers(ctx, *data, *set, *n, *seed, *model, *cacheDir, *out, *peers, po)
 	} else {
-		err = run(ctx, *data, *set, *split, *free, *detok, *n, *seed, *model, *conc, *cacheDir, *out, *only)
+		err = run(ctx, *data, *set, *split, *free, *detok, *n, *seed, *model, *conc, *cacheDir, *out, *only, *dump)
 	}
 	stop()
 	if err != nil {
@@ -113,7 +114,7 @@ func names() string {
 	return strings.Join(s, ", ")
 }
 
-func run(ctx context.Context, data, set, split string, free, detok bool, n int, seed uint64, model string, conc int, cacheDir, out, only string) error {
+func run(ctx context.Context, data, set, split string, free, detok bool, n int, seed uint64, model string, conc int, cacheDir, out, only, dump string) error {
 	items, schemas, err := load(data, set, detok)
 	if err != nil {
 		return err
@@ -143,11 +144,18 @@ func run(ctx context.Context, data, set, split string, free, detok bool, n int, 
 		return err
 	}
 	var results []result
+	var d *dumper
 	for _, cfg := range configs {
 		if only != "" && !strings.Contains(","+only+",", ","+cfg.name+",") {
 			continue
 		}
-		res, err := evaluate(ctx, client, cache, cfg, items, schemas, model, digests[model], conc, seed)
+		if dump != "" {
+			if d != nil {
+				return fmt.Errorf("-dump needs one configuration (-configs)")
+			}
+			d = newDumper(items)
+		}
+		res, err := evaluate(ctx, client, cache, cfg, items, schemas, model, digests[model], conc, seed, d)
 		if err != nil {
 			return err
 		}
@@ -164,6 +172,11 @@ func run(ctx context.Context, data, set, split string, free, detok bool, n int, 
 		}
 		fmt.Printf("  dropped %v", res.Dropped)
 		fmt.Println()
+	}
+	if d != nil {
+		if err := d.write(dump); err != nil {
+			return err
+		}
 	}
 	if out != "" {
 		b, err := json.MarshalIndent(map[string]any{"set": set, "n": len(items), "seed": seed, "model": model, "results": results}, "", "  ")
@@ -267,7 +280,7 @@ func schemaOf(o quality.Ontology) extract.Schema {
 }
 
 func evaluate(ctx context.Context, client *llm.Client, cache extract.Cache, cfg config, items []quality.Item, schemas map[string]extract.Schema,
-	model, digest string, conc int, seed uint64,
+	model, digest string, conc int, seed uint64, d *dumper,
 ) (result, error) {
 	start := time.Now()
 	before := client.Usage()
@@ -275,7 +288,7 @@ func evaluate(ctx context.Context, client *llm.Client, cache extract.Cache, cfg 
 	for id, s := range schemas {
 		ex, err := extract.New(client, cache, extract.Options{
 			Model: model, ModelDigest: digest, Schema: s, Evidence: cfg.evidence, Ungrounded: !cfg.ground,
-			Gleanings: cfg.gleanings, Mode: cfg.mode, Format: cfg.format,
+			Gleanings: cfg.gleanings, Mode: cfg.mode, Format: cfg.format, OnDrop: d.onDrop(),
 		})
 		if err != nil {
 			return result{}, fmt.Errorf("schema %s: %w", id, err)
@@ -293,7 +306,7 @@ func evaluate(ctx context.Context, client *llm.Client, cache extract.Cache, cfg 
 			return result{}, fmt.Errorf("item %s: no ontology %q", it.ID, it.Ontology)
 		}
 		g.Go(func() error {
-			c := kg.Chunk{ID: kg.ChunkID("bench:"+it.ID, it.Text), SourceID: "bench:" + it.ID, Text: it.Text, Span: kg.Span{End: len(it.Text)}}
+			c := chunkOf(it)
 			res, err := ex.Process(gctx, c)
 			if errors.Is(err, kg.ErrRejected) {
 				rejected[i] = true
@@ -304,11 +317,14 @@ func evaluate(ctx context.Context, client *llm.Client, cache extract.Cache, cfg 
 				return fmt.Errorf("item %s: %w", it.ID, err)
 			}
 			var pred []quality.Triple
+			var conf []float64
 			for _, t := range res.Triplets {
 				pred = append(pred, quality.Triple{Subject: t.Subject.Surface, Relation: t.Predicate, Object: t.Object.Surface})
+				conf = append(conf, t.Confidence)
 			}
 			counts, matched := quality.Match(it, pred)
 			per[i] = counts
+			d.kept(i, pred, conf, matched)
 			for k, gi := range matched {
 				if gi < 0 {
 					continue
@@ -351,4 +367,9 @@ func evaluate(ctx context.Context, client *llm.Client, cache extract.Cache, cfg 
 		}
 	}
 	return r, nil
+}
+
+// chunkOf is the one chunk an item is extracted as.
+func chunkOf(it quality.Item) kg.Chunk {
+	return kg.Chunk{ID: kg.ChunkID("bench:"+it.ID, it.Text), SourceID: "bench:" + it.ID, Text: it.Text, Span: kg.Span{End: len(it.Text)}}
 }
