@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -444,5 +445,84 @@ func TestExtractor_ChunksOfMixedSizesShareOneContextWindow(t *testing.T) {
 	}
 	if n := fake.gens[len(fake.gens)-1].NumCtx; n != 8192 {
 		t.Errorf("a 2,800-word chunk: num_ctx %d, want the next power of two that holds it (8192)", n)
+	}
+}
+
+// TestLineProbabilities_EachLineItsTokens: a line's probabilities are those
+// of the tokens that write a character of it, a token across a line break
+// counting for both lines, the newline itself for neither; tokens that do
+// not spell the text give none.
+func TestLineProbabilities_EachLineItsTokens(t *testing.T) {
+	text := "A | x\nB | y"
+	tokens := []string{"A", " |", " x", "\nB", " |", " y"}
+	lps := []float64{-0.1, -0.01, -2, -0.5, -0.01, -0.2}
+	got := lineProbabilities(text, tokens, lps)
+	if len(got) != 2 {
+		t.Fatalf("%d lines, want 2", len(got))
+	}
+	near := func(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+	if !near(got[0].least, math.Exp(-2)) || !near(got[0].mean, math.Exp((-0.1-0.01-2)/3)) {
+		t.Errorf("line 1: %+v", got[0])
+	}
+	// "\nB" writes the B of line 2: its probability counts there.
+	if !near(got[1].least, math.Exp(-0.5)) || !near(got[1].mean, math.Exp((-0.5-0.01-0.2)/3)) {
+		t.Errorf("line 2: %+v", got[1])
+	}
+	// A reply the client cut short: the tokens run on past the text.
+	if got := lineProbabilities("A | x\n", tokens, lps); len(got) != 2 || !near(got[0].least, math.Exp(-2)) || got[1] != (lineProb{}) {
+		t.Errorf("cut reply: %+v", got)
+	}
+	for name, toks := range map[string][]string{"other text": {"A", " |", " z", "\nB", " |", " y"}, "none": nil} {
+		if got := lineProbabilities(text, toks, lps[:len(toks)]); got != nil {
+			t.Errorf("%s: %+v, want nil", name, got)
+		}
+	}
+}
+
+// TestExtractor_ConfidenceIsGroundingTimesTheLinesProbability: the line
+// format asks for log probabilities, a fact's confidence is its grounding
+// times its line's least token probability, and MinConfidence drops the
+// facts under it with their reason; a chat-mode fact (no probability) is
+// kept by its grounding.
+func TestExtractor_ConfidenceIsGroundingTimesTheLinesProbability(t *testing.T) {
+	lines := "Kestrel Alloys | Company | based_in | Sheffield | City\nVelora Cycles | Company | buys_from | Kestrel Alloys | Company\n"
+	tokens := []string{"Kestrel Alloys | Company | based_in | Sheffield | City", "\n", "Velora", " Cycles | Company | buys_from | Kestrel Alloys | Company", "\n"}
+	reply := stop(lines)
+	reply.LogprobTokens, reply.Logprobs = tokens, []float64{-0.05, -0.01, -1.6, -0.1, -0.01}
+	for _, tc := range []struct {
+		min  float64
+		kept int
+	}{{0, 2}, {0.5, 1}, {0.99, 0}} {
+		fake := &scriptedGen{replies: []llm.ChatResponse{reply}}
+		ex, err := New(fake, nil, Options{Model: "m", Mode: ModeCompletion, Format: FormatLines, MinConfidence: tc.min})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := ex.Process(context.Background(), veloraChunk())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !fake.gens[0].Logprobs {
+			t.Error("the line format did not ask for log probabilities")
+		}
+		if len(res.Triplets) != tc.kept {
+			t.Fatalf("min %v: kept %d, want %d (%+v)", tc.min, len(res.Triplets), tc.kept, res.Triplets)
+		}
+		if st := ex.Stats(); st.Dropped[DropLowConfidence] != 2-tc.kept {
+			t.Errorf("min %v: dropped %v", tc.min, st.Dropped)
+		}
+		for _, tr := range res.Triplets {
+			if tr.Predicate == "based_in" && math.Abs(tr.Confidence-math.Exp(-0.05)) > 1e-9 {
+				t.Errorf("confidence %v, want exp(-0.05): exact grounding times the line's probability", tr.Confidence)
+			}
+		}
+	}
+	js := `{"triplets":[{"evidence":"Kestrel Alloys is based in Sheffield.","subject":"Kestrel Alloys","subject_type":"company","predicate":"based_in","object":"Sheffield","object_type":"city"}],"entities":[]}`
+	ex, err := New(&scriptedGen{replies: []llm.ChatResponse{stop(js)}}, nil, Options{Model: "m", MinConfidence: 0.99})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := ex.Process(context.Background(), veloraChunk()); err != nil || len(res.Triplets) != 1 || res.Triplets[0].Confidence != 1 {
+		t.Errorf("chat mode: %v, %+v; want the fact kept at its grounding's confidence", err, res.Triplets)
 	}
 }

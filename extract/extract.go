@@ -89,7 +89,7 @@ type Options struct {
 	// not kept and the reason (one of the Drop constants): a diagnostic
 	// for benchmarks (bench/extractq -dump), not part of the cache key.
 	// It may be called from several goroutines at once.
-	OnDrop func(chunkID string, t RawTriplet, reason string)
+	OnDrop func(chunkID string, t RawTriplet, reason string) `json:"-"`
 
 	// MinConfidence drops a triplet whose Confidence is under it (reason
 	// low_confidence). A triplet's confidence is how well its evidence
@@ -97,7 +97,7 @@ type Options struct {
 	// probability of the line it wrote the triplet on (RawTriplet.Prob):
 	// a model that gives none (the chat mode) is kept by its grounding
 	// alone. 0 keeps every grounded triplet.
-	MinConfidence float64
+	MinConfidence float64 `json:",omitempty"`
 }
 
 // Extractor extracts grounded triplets and entities from chunks. It is safe

@@ -170,6 +170,13 @@ type Extract struct {
 	// (32, about a sentence), -1 the whole chunk in one call. Other modes read the chunk
 	// whole.
 	Window int `yaml:"window"`
+	// MinConfidence keeps only facts whose confidence reaches it: how
+	// well the fact's evidence was found in the chunk times, for a model
+	// driven by the line format (specialist, completion lines), the
+	// model's own probability of the line it wrote the fact on. 0 keeps
+	// every grounded fact; a model that gives no probabilities is kept by
+	// its grounding alone (docs/extraction.md).
+	MinConfidence float64 `yaml:"min_confidence"`
 	// Mode says how the chat model is driven: chat (instructions and
 	// worked examples as a conversation), completion (a raw few-shot
 	// pattern for a base model to continue), specialist (kgforge's own
@@ -574,6 +581,9 @@ func (p *Pipeline) Validate() error {
 	}
 	if w := p.Extract.Window; w != -1 && w != 0 && (w < 16 || w > 8192) {
 		bad("extract.window", w, "must be -1 (the whole chunk), 0 (the default, 32) or between 16 and 8192 tokens")
+	}
+	if c := p.Extract.MinConfidence; !(c >= 0 && c < 1) {
+		bad("extract.min_confidence", c, "must be at least 0 and less than 1")
 	}
 	switch p.Extract.Mode {
 	case ExtractAuto, ExtractChat:

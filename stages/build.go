@@ -163,6 +163,7 @@ func (b *build) openExtract() error {
 		Prompt: p.Extract.Prompt, Schema: extractSchema(p.Extract.Schema),
 		Evidence: extract.EvidenceMode(p.Extract.Evidence), Gleanings: p.Extract.Gleanings,
 		Mode: extract.Mode(p.Extract.Mode), Think: p.Extract.Think, Window: p.Extract.Window,
+		MinConfidence: p.Extract.MinConfidence,
 	}
 	checkOpts := b.exOpts
 	if checkOpts.Mode == extract.ModeAuto {

@@ -88,6 +88,13 @@
 //     (guard_short).
 //   - key_and_cosine: a cosine in [Low, High) merges when a blocking key
 //     agrees — the key and the embedding are two independent witnesses.
+//   - typo_and_cosine: a cosine in [Low, High) merges when two names of
+//     two words or more differ in one word each by a typo (at most one
+//     edit in five letters: "quering" / "querying", "ALCATEL BELL" /
+//     "ALKATEL BELL"), unless a name is a person's, where one letter makes
+//     another name ("Mario" / "Maria"); a one-word name ("Argentina" /
+//     "Argentine") and a word with letters added at its end ("South
+//     Korea" / "South Korean") stay in the band.
 //   - uncertain_cosine: a cosine in [Low, High) without a key is recorded,
 //     not merged (guard_short for a short name).
 //   - key_without_cosine: a key agrees but the cosine is under Low (or
@@ -127,8 +134,8 @@
 //
 // RulesThreshold, first match wins: guard_number; same_name;
 // sole_acronym; guard_variant; key_and_cosine; then, at a cosine ≥ Low, guard_short (a
-// short name without a key under ShortHigh), guard_words (one word each,
-// not a respelling, under High), guard_subset, else cosine_threshold
+// short name without a key under ShortHigh), typo_and_cosine (as above),
+// guard_words (one word each, not a respelling, under High), guard_subset, else cosine_threshold
 // merges; a key under Low is key_without_cosine; anything else stays
 // apart. A guarded pair is uncertain when its cosine reaches Low or a key
 // agrees; its margin is the distance of its cosine from Low.

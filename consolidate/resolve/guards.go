@@ -192,6 +192,32 @@ func typoDiffer(a, b []uint32, words []string) bool {
 	return ok && editSimilarity(words[wa], words[wb]) >= typoLevel
 }
 
+// typoPair reports whether two names of two words or more differ in one
+// word each by a typo (typoDiffer: "quering" / "querying", "ALCATEL BELL"
+// / "ALKATEL BELL") and neither is a person's name, where one letter makes
+// another name ("Mario" / "Maria"), and the one word is not the other
+// with letters added at its end: that is a derived word as often as a
+// respelling ("South Korea" / "South Korean"). A name of one word is its
+// one word: a letter more or less there is as often another name
+// ("Argentina" / "Argentine" on Re-DocRED). With a cosine of at least Low such a pair merges (RuleTypo):
+// a typo is the one way two names this alike differ that a sentence
+// encoder does not see past, and the guard on one word each
+// (substituted) is for words that differ in what they name.
+// bi and bj are the names' guardBags (typoPairOf finds them).
+func (r *resolver) typoPair(i, j int, bi, bj []uint32) bool {
+	if r.kind[i] == KindPerson || r.kind[j] == KindPerson || len(bi) < 2 || len(bj) < 2 {
+		return false
+	}
+	words := r.text.names.words
+	wa, wb, ok := oneWordEach(bi, bj)
+	return ok && !respelling(words[wa], words[wb]) && editSimilarity(words[wa], words[wb]) >= typoLevel
+}
+
+func (r *resolver) typoPairOf(i, j int) bool {
+	bi, bj := r.guardBags(i, j)
+	return r.typoPair(i, j, bi, bj)
+}
+
 // editSimilarity is 1 minus the optimal-string-alignment distance of two
 // words (Levenshtein with adjacent transpositions) over the longer's
 // length in runes.
@@ -412,6 +438,10 @@ func (r *resolver) containers(i int) int {
 	return n
 }
 
+// tagged is the fewest words of a concept name that a few extra words
+// only tag (subsetAlone).
+const tagged = 4
+
 // subsetAlone reports whether one name's words are a strict subset of the
 // other's ("Philips" in "Intellectual Philips Property Standards",
 // "Sanofi" in "Sanofi Synthelabo", "Velora Cycles" in "Velora Cycles
@@ -429,7 +459,12 @@ func (r *resolver) containers(i int) int {
 // the same anchor (one record of data); for person names, the longer
 // being the only person name of the build that holds the shorter ("Obama"
 // and "Barack Obama" in a build with no other Obama; not "Smithson" beside
-// "John Smithson" and "Jane Smithson").
+// "John Smithson" and "Jane Smithson"); for two concept names (titles,
+// free concepts: not organisations, persons or products, whose one extra
+// word can be a subsidiary or a variant), the shorter of at least four
+// words (tagged) and the longer with at most a quarter more ("Workflow
+// automation: applications, technology and research" and the same title
+// with "(Tutorial)"): a tag on a long title, not a thing of its own.
 func (r *resolver) subsetAlone(i, j int, keys keyKind) bool {
 	t := r.text
 	if t == nil || !strictSubset(t.name[i], t.name[j]) {
@@ -451,6 +486,9 @@ func (r *resolver) subsetAlone(i, j int, keys keyKind) bool {
 	}
 	if r.kind[i] == KindPerson && r.kind[j] == KindPerson && r.containers(s) == 1 {
 		return false // "Obama" inside "Barack Obama", the only such name
+	}
+	if r.kind[i] == KindConcept && r.kind[j] == KindConcept && len(short) >= tagged && len(long)-len(short) <= max(1, len(short)/4) {
+		return false // a long title and the same title tagged: "… (Tutorial)", "… - Book Review"
 	}
 	k := KindConcept
 	if r.kind[i] == KindOrganization && r.kind[j] == KindOrganization && slices.ContainsFunc(short, func(w uint32) bool {

@@ -95,6 +95,7 @@ const (
 	RuleScore       Rule = "score"             // the calibrated score reaches the merge band
 	RuleThreshold   Rule = "cosine_threshold"  // cosine ≥ Low, and no guard stops it (RulesThreshold)
 	RuleSoleAcronym Rule = "sole_acronym"      // an acronym of 3+ letters and the one name of the build it abbreviates
+	RuleTypo        Rule = "typo_and_cosine"   // the names differ by a typo in one word, cosine ≥ Low; not person names
 )
 
 // Rules that leave a pair uncertain.
@@ -663,6 +664,9 @@ func (r *resolver) decide(i, j int, keys keyKind) (p Pair, merge, uncertain bool
 	case c >= r.cfg.Low && keys != 0:
 		p.Rule = RuleKeyCosine
 		return p, true, false
+	case c >= r.cfg.Low && !short && r.text != nil && r.typoPairOf(i, j):
+		p.Rule = RuleTypo
+		return p, true, false
 	case c >= r.cfg.Low:
 		if short {
 			return doubt(RuleGuardShort, r.cfg.ShortHigh)
@@ -772,6 +776,9 @@ func (r *resolver) decideByThreshold(p Pair, i, j int, keys keyKind) (Pair, bool
 		return p, true, false
 	case c >= r.cfg.Low && (fi.short || fj.short) && keys == 0 && c < r.cfg.ShortHigh:
 		return doubt(RuleGuardShort)
+	case c >= r.cfg.Low && r.typoPair(i, j, bi, bj):
+		p.Rule = RuleTypo
+		return p, true, false
 	case c >= r.cfg.Low && c < r.cfg.High && substituted(bi, bj, r.text.names.words):
 		return doubt(RuleGuardWords)
 	case c >= r.cfg.Low && r.subsetAlone(i, j, keys):

@@ -663,3 +663,46 @@ func TestResolve_NamesWhoseNumbersDifferSplitWhenJoinedThroughAnother(t *testing
 	}
 	checkPartition(t, ents, res)
 }
+
+// TestResolve_TyposAndTaggedTitles: under the default rules a typo in one
+// word of two names with a cosine of at least Low merges (not for person
+// names, where one letter makes another name, nor for words that differ
+// by more than a typo); a long concept name and the same name with a
+// short tag merge at a high cosine, while an organisation's extra word or
+// a short name's stays guarded.
+func TestResolve_TyposAndTaggedTitles(t *testing.T) {
+	tests := []struct {
+		a, b, typ string
+		cos       float64
+		merge     bool
+		rule      Rule
+	}{
+		{"A foundation for representing and quering moving objects", "A foundation for representing and querying moving objects", "", 0.9, true, RuleTypo},
+		{"Alcatel Bell Telephone", "Alkatel Bell Telephone", "Organization", 0.85, true, RuleTypo},
+		{"Mario Rossi", "Maria Rossi", "Person", 0.9, false, RuleGuardWords},
+		{"Argentina", "Argentine", "", 0.88, false, RuleUncertainCosine},
+		{"South Korea", "South Korean", "", 0.88, false, RuleUncertainCosine},
+		{"Sodium chloride solution", "Sodium chlorate solution", "", 0.9, false, RuleUncertainCosine},
+		{"Workflow automation: applications, technology and research", "Workflow automation: applications, technology and research (Tutorial)", "", 0.95, true, RuleCosineHigh},
+		{"Bank of New York", "Bank of New York Mellon", "Organization", 0.9, false, RuleGuardSubset},
+		{"Supplier", "Supplier scores", "", 0.95, false, RuleGuardSubset},
+		{"Online query processing", "Online query processing tutorial", "", 0.95, false, RuleGuardSubset},
+	}
+	for _, tt := range tests {
+		t.Run(tt.a+"/"+tt.b, func(t *testing.T) {
+			var s space
+			va := s.axis()
+			res := mustResolve(t, []Entity{ent("a", tt.a, tt.typ, va), ent("b", tt.b, tt.typ, s.near(va, tt.cos))}, Config{})
+			if got := together(res, "a", "b"); got != tt.merge {
+				t.Fatalf("merged = %v, want %v (uncertain %+v)", got, tt.merge, res.Uncertain)
+			}
+			p := mergeOf(res, "a", "b")
+			if !tt.merge {
+				p = uncertainPair(res, "a", "b")
+			}
+			if p == nil || p.Rule != tt.rule {
+				t.Fatalf("pair %+v, want rule %s", p, tt.rule)
+			}
+		})
+	}
+}
