@@ -240,10 +240,37 @@ func compileSelect(tables []selectTable, c selectCall) (string, error) {
 	if len(sel) == 0 {
 		sel = []string{duck.QuoteIdent(t.name) + ".*"}
 	}
+	// Equality filters on one column are alternatives (either value), as
+	// a conjunction of two different values could hold for no row: they
+	// are written as one IN list where the first of them stands. Filters on
+	// different columns all hold.
+	alts, written := map[string][]string{}, map[string]bool{}
+	for _, w := range c.Where {
+		if w.Op == "=" {
+			alts[w.Column] = append(alts[w.Column], w.Value)
+		}
+	}
 	for _, w := range c.Where {
 		q, err := col(w.Column)
 		if err != nil {
 			return "", err
+		}
+		if vs := alts[w.Column]; w.Op == "=" && len(vs) > 1 {
+			if written[w.Column] {
+				continue // written with the first
+			}
+			written[w.Column] = true
+			var in []string
+			for _, v := range vs {
+				if len(v) > maxSelectValue {
+					return "", &CallError{Tool: ToolSelect, Kind: FailMalformed, Msg: fmt.Sprintf("a filter value is at most %d bytes", maxSelectValue)}
+				}
+				if x := selectValue(t.types[w.Column], v); !slices.Contains(in, x) {
+					in = append(in, x)
+				}
+			}
+			where = append(where, fmt.Sprintf("%s IN (%s)", q, strings.Join(in, ", ")))
+			continue
 		}
 		op, ok := selectOps[w.Op]
 		if !ok {

@@ -53,6 +53,11 @@ func TestSelect_AnswersTheExampleWithoutSQL(t *testing.T) {
 			want: []string{"count_distinct_supplier_id\n8"}, notWant: []string{"15"},
 		},
 		{
+			name: "two values of one column are either (IN), other columns still filter",
+			args: `{"table":"suppliers","columns":["name"],"where":[{"column":"name","op":"=","value":"Kestrel Alloys"},{"column":"name","op":"=","value":"Tagus Composites"},{"column":"name","op":"=","value":"Kestrel Alloys"},{"column":"rating","op":">=","value":"4.7"}]}`,
+			want: []string{"Tagus Composites"}, notWant: []string{"Kestrel Alloys", "Lumen"},
+		},
+		{
 			name: "a number compared as a number",
 			args: `{"table":"suppliers","columns":["name","rating"],"where":[{"column":"rating","op":">=","value":"4.7"}]}`,
 			want: []string{"Tagus Composites\t4.7"}, notWant: []string{"Kestrel Alloys"},
