@@ -25,6 +25,7 @@ import (
 type options struct {
 	bundle, gold, json string
 	verbose            bool
+	minConfidence      float64
 }
 
 func main() {
@@ -32,6 +33,7 @@ func main() {
 	flag.StringVar(&o.bundle, "bundle", "", "the bundle to score (a bundle directory, an output directory with a latest link, or a .tar archive)")
 	flag.StringVar(&o.gold, "gold", filepath.Join("examples", "bikeco", "gold", "facts.tsv"), "the gold facts")
 	flag.StringVar(&o.json, "json", "", "also write the figures as JSON to this file")
+	flag.Float64Var(&o.minConfidence, "min-confidence", 0, "score only the triplets whose confidence reaches this (what extract.min_confidence would keep)")
 	flag.BoolVar(&o.verbose, "v", false, "also list the gold facts missed and the triplets whose names match but whose predicate does not")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -55,6 +57,7 @@ func run(ctx context.Context, o options, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	ts = slices.DeleteFunc(ts, func(t kg.Triplet) bool { return t.Confidence < o.minConfidence })
 	r := Score(g, ts)
 	r.Bundle, r.Gold = o.bundle, o.gold
 	if err := Print(w, r, o.verbose); err != nil {
