@@ -23,7 +23,7 @@ type options struct {
 	sets, heldout                          string
 	n, budget, perDoc                      int
 	seed                                   uint64
-	extract, dry                           bool
+	extract, dry, trained                  bool
 }
 
 func main() {
@@ -41,6 +41,7 @@ func main() {
 	flag.StringVar(&o.out, "out", "", "directory for one JSON report per set (default: none)")
 	flag.BoolVar(&o.extract, "extract", false, "extract triplets with the model when building the bundles (slow)")
 	flag.StringVar(&o.heldout, "heldout", "", "Spider and KaggleDBQA: only the databases this split holds out (training/agent_split.json: the ones kgforge-agent never trained on)")
+	flag.BoolVar(&o.trained, "trained", false, "with -heldout: the other databases instead (those kgforge-agent trained on, where repairs are written before the held-out figures are measured)")
 	flag.BoolVar(&o.dry, "dry", false, "build the bundles and print the sampled questions with their gold answers; ask nothing")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

@@ -39,7 +39,7 @@ func sampleSQL(ctx context.Context, o options, client *llm.Client, qs *sqlqa.Set
 	name, ex := qs.Name, qs.Examples
 	if o.heldout != "" {
 		var err error
-		if ex, err = heldOut(o.heldout, qs); err != nil {
+		if ex, err = heldOut(o.heldout, qs, o.trained); err != nil {
 			return nil, err
 		}
 	}
@@ -113,7 +113,10 @@ func question(ctx context.Context, g *sqlqa.Gold, id string, e sqlqa.Example) (e
 
 // heldOut keeps the questions of the databases a split file
 // (training/agent_split.json) holds out of training for the set.
-func heldOut(path string, qs *sqlqa.Set) ([]sqlqa.Example, error) {
+// With trained, it keeps the other databases instead: those the model
+// trained on, where kgforge's repairs are written and checked before the
+// held-out figures are measured.
+func heldOut(path string, qs *sqlqa.Set, trained bool) ([]sqlqa.Example, error) {
 	var sp struct {
 		HeldOut map[string][]string `json:"heldout"`
 	}
@@ -126,7 +129,7 @@ func heldOut(path string, qs *sqlqa.Set) ([]sqlqa.Example, error) {
 	}
 	var out []sqlqa.Example
 	for _, e := range qs.Examples {
-		if slices.Contains(dbs, e.DB) {
+		if slices.Contains(dbs, e.DB) != trained {
 			out = append(out, e)
 		}
 	}
