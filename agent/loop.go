@@ -220,6 +220,11 @@ func (r *run) do(ctx context.Context, act action) error {
 	}
 	r.record(step)
 	if ce == nil && act.tool == ToolSelect && r.a.action {
+		if args, fixed, err := r.fixOps(ctx, act.args); err != nil {
+			return err
+		} else if args != nil {
+			act.args, out, text = args, fixed, fixed
+		}
 		if args, moved, err := r.moveFilter(ctx, act.args, out); err != nil {
 			return err
 		} else if args != nil {

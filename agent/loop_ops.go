@@ -1,0 +1,187 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// comparators are the phrases a question puts before a value to compare
+// with it, and the filter operator each means; a phrase may stand up to
+// maxComparatorGap words before the value ("below age 30", "more than 1
+// room"). Longer phrases are tried first where one ends inside another
+// ("not higher than" before "higher than").
+var comparators = []struct {
+	phrase string
+	op     string
+}{
+	{"not higher than", "<="}, {"not more than", "<="}, {"no more than", "<="}, {"not greater than", "<="},
+	{"not above", "<="}, {"not over", "<="}, {"not exceeding", "<="}, {"at most", "<="}, {"up to", "<="},
+	{"or less", "<="}, {"or fewer", "<="}, {"or below", "<="},
+	{"not lower than", ">="}, {"not less than", ">="}, {"no less than", ">="}, {"no fewer than", ">="},
+	{"not below", ">="}, {"not under", ">="}, {"at least", ">="}, {"or more", ">="}, {"or above", ">="},
+	{"or higher", ">="}, {"since", ">="},
+	{"higher than", ">"}, {"more than", ">"}, {"greater than", ">"}, {"larger than", ">"}, {"bigger than", ">"},
+	{"older than", ">"}, {"longer than", ">"}, {"later than", ">"}, {"above", ">"}, {"over", ">"},
+	{"exceeding", ">"}, {"exceeds", ">"}, {"after", ">"},
+	{"lower than", "<"}, {"less than", "<"}, {"fewer than", "<"}, {"smaller than", "<"}, {"younger than", "<"},
+	{"shorter than", "<"}, {"earlier than", "<"}, {"below", "<"}, {"under", "<"}, {"before", "<"},
+	{"is not", "!="}, {"are not", "!="}, {"isn't", "!="}, {"aren't", "!="}, {"other than", "!="}, {"except", "!="},
+	{"not", "!="},
+}
+
+// maxComparatorGap is how many words may stand between a comparator and
+// its value (the column's name: "below age 30").
+const maxComparatorGap = 2
+
+// trailingComparators follow the value instead ("30 or more").
+var trailingComparators = map[string]bool{"or less": true, "or fewer": true, "or below": true, "or more": true, "or above": true, "or higher": true}
+
+// questionOp returns the operator the question puts on value: the
+// comparator phrase nearest before the value (or right after it, "30 or
+// more"), "=" when the question writes the value with none; ok false when
+// the question does not write the value as a whole word.
+func questionOp(question, value string) (op string, ok bool) {
+	q := strings.ToLower(question)
+	v := strings.ToLower(strings.TrimSpace(value))
+	if v == "" {
+		return "", false
+	}
+	for i := 0; ; {
+		k := strings.Index(q[i:], v)
+		if k < 0 {
+			return "", false
+		}
+		start, end := i+k, i+k+len(v)
+		i = start + 1
+		before, _ := utf8.DecodeLastRuneInString(q[:start])
+		after, _ := utf8.DecodeRuneInString(q[end:])
+		if isWordRune(before) || isWordRune(after) {
+			continue
+		}
+		if op, found := comparatorAfter(q[end:]); found {
+			return op, true
+		}
+		return comparatorBefore(q[:start]), true
+	}
+}
+
+// comparatorBefore finds the comparator whose phrase ends at most
+// maxComparatorGap words before the end of text; "=" when none does.
+func comparatorBefore(text string) string {
+	ws := strings.FieldsFunc(text, func(r rune) bool { return !isWordRune(r) && r != '\'' })
+	for gap := 0; gap <= maxComparatorGap && gap < len(ws); gap++ {
+		end := len(ws) - gap // the phrase ends before ws[end]
+		for _, c := range comparators {
+			if trailingComparators[c.phrase] {
+				continue
+			}
+			p := strings.Fields(c.phrase)
+			if end-len(p) < 0 {
+				continue
+			}
+			if strings.Join(ws[end-len(p):end], " ") == c.phrase {
+				return c.op
+			}
+		}
+		// A value, a comparator or a word of sentence structure in the gap
+		// ends the search: "whose age is 30 and level is below …" does not
+		// put "below" on 30.
+		if gap < len(ws) && stopsComparator(ws[len(ws)-1-gap]) {
+			break
+		}
+	}
+	return "="
+}
+
+// stopsComparator reports whether a word between a comparator and a value
+// shows that they are not one phrase.
+func stopsComparator(w string) bool {
+	switch w {
+	case "and", "or", "but", "whose", "which", "who", "where", "with", "is", "are", "was", "were", "the", "a", "an":
+		return true
+	}
+	return strings.IndexFunc(w, unicode.IsDigit) >= 0
+}
+
+// comparatorAfter finds a trailing comparator right after a value.
+func comparatorAfter(text string) (string, bool) {
+	ws := strings.FieldsFunc(text, func(r rune) bool { return !isWordRune(r) })
+	for _, c := range comparators {
+		if !trailingComparators[c.phrase] {
+			continue
+		}
+		p := strings.Fields(c.phrase)
+		if len(ws) >= len(p) && strings.Join(ws[:len(p)], " ") == c.phrase {
+			return c.op, true
+		}
+	}
+	return "", false
+}
+
+// numericOps are the operators that compare order, for values that read as
+// a number or a date.
+var numericOps = map[string]bool{"<": true, "<=": true, ">": true, ">=": true}
+
+// fixOps repairs the operators of a typed query's filters by what the
+// question says of their values: a value the question writes with a
+// comparator takes its operator ("membership level is not higher than 4":
+// <=, where the model wrote =), one it writes with none takes = (the
+// model wrote < for "aged either 32 or 33"). An order operator is only set
+// on a value that reads as a number or an ISO date. A filter on a value
+// the question does not write (an id from a result, a linked spelling) is
+// left alone. When an operator changed, kgforge runs the query again as a
+// step of its own (Step.By) and answers from it, when it has rows; fixed
+// is that query, nil when none.
+func (r *run) fixOps(ctx context.Context, args json.RawMessage) (fixed json.RawMessage, result string, err error) {
+	c, columns := r.typedQuery(args)
+	if columns == nil || len(c.Where) == 0 {
+		return nil, "", nil
+	}
+	var m map[string]any
+	changed := false
+	for i, w := range c.Where {
+		op, ok := questionOp(r.ans.Question, w.Value)
+		if !ok || op == w.Op || w.Op == "contains" || numericOps[op] && !orderedValue(w.Value) {
+			continue
+		}
+		if m == nil {
+			if json.Unmarshal(args, &m) != nil {
+				return nil, "", nil
+			}
+		}
+		where, _ := m["where"].([]any)
+		f, _ := where[i].(map[string]any)
+		if f == nil {
+			return nil, "", nil
+		}
+		f["op"] = op
+		changed = true
+	}
+	if !changed {
+		return nil, "", nil
+	}
+	return r.rerun(ctx, m)
+}
+
+// orderedValue reports whether a filter value reads as a number or an ISO
+// date (2025-01-31, 2025-01, 2025), which order operators compare.
+func orderedValue(v string) bool {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return false
+	}
+	digits := 0
+	for _, r := range v {
+		switch {
+		case unicode.IsDigit(r):
+			digits++
+		case r == '.' || r == '-' || r == ',' || r == ':' || r == ' ' || r == 'T':
+		default:
+			return false
+		}
+	}
+	return digits > 0
+}

@@ -1,0 +1,77 @@
+package agent
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// TestQuestionOp_TheComparatorBeforeTheValue: the operator a question puts
+// on a value it writes, from the nearest comparator phrase (up to two
+// words before, or a trailing one), = when there is none, and nothing
+// for a value the question does not write as a word.
+func TestQuestionOp_TheComparatorBeforeTheValue(t *testing.T) {
+	tests := []struct {
+		q, v, op string
+		ok       bool
+	}{
+		{"What is the average age of the visitors whose membership level is not higher than 4?", "4", "<=", true},
+		{"How many visitors below age 30 are there?", "30", "<", true},
+		{"What are the names of properties with more than 1 room?", "1", ">", true},
+		{"Show the name of teachers aged either 32 or 33?", "32", "=", true},
+		{"Show the name of teachers aged either 32 or 33?", "33", "=", true},
+		{"List the name of teachers whose hometown is not Little Lever Urban District.", "Little Lever Urban District", "!=", true},
+		{"Which suppliers have a rating of at least 4.5?", "4.5", ">=", true},
+		{"Which parts were ordered 100 or more times?", "100", ">=", true},
+		{"Orders placed after 2025-01-10", "2025-01-10", ">", true},
+		{"How many orders are above 30 and below 40 units?", "40", "<", true},
+		{"How many orders are above 30 and below 40 units?", "30", ">", true},
+		{"Which supplier supplies the battery pack?", "S001", "", false},
+		{"Which plant has 320 workers?", "32", "", false},
+		// A comparator for another value does not carry over: "below" is
+		// for 40, "and" ends the search from 30 back.
+		{"Teachers older than 50 and 30 years in service", "30", "=", true},
+	}
+	for _, tt := range tests {
+		op, ok := questionOp(tt.q, tt.v)
+		if op != tt.op || ok != tt.ok {
+			t.Errorf("questionOp(%q, %q) = %q, %v; want %q, %v", tt.q, tt.v, op, ok, tt.op, tt.ok)
+		}
+	}
+}
+
+func TestOrderedValue(t *testing.T) {
+	for v, want := range map[string]bool{"30": true, "4.5": true, "2025-01-10": true, "1,200": true, "Brno": false, "": false, "S001": false, "-": false} {
+		if got := orderedValue(v); got != want {
+			t.Errorf("orderedValue(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
+
+// TestAgentActionModel_TakesTheQuestionsComparator: a filter whose value
+// the question writes with a comparator gets that operator, kgforge runs
+// the query again as a step of its own and answers from it; a filter whose
+// operator the question agrees with stands. (The action model is
+// scripted: a test double that injects the wrong operator.)
+func TestAgentActionModel_TakesTheQuestionsComparator(t *testing.T) {
+	for _, c := range []struct {
+		question, call, want string
+		steps                int
+	}{
+		// ratings: 3.2 (Kestrel), 4.7 (Tagus), others between
+		{"Which suppliers have a rating of at least 4.7?", `{"table":"suppliers","columns":["name"],"where":[{"column":"rating","op":"<","value":"4.7"}]}`, "Tagus Composites", 3},
+		{"Which suppliers have a rating of 4.7?", `{"table":"suppliers","columns":["name"],"where":[{"column":"rating","op":"=","value":"4.7"}]}`, "Tagus Composites", 2},
+	} {
+		m := script(actionModel, `{"tool":"select","args":`+c.call+`}`)
+		ans := askExample(t, m, c.question)
+		if !ans.Answered || len(ans.Steps) != c.steps {
+			t.Fatalf("%q: answer %+v; want %d steps", c.question, ans, c.steps)
+		}
+		var q selectCall
+		if c.steps == 3 && (ans.Steps[1].By != StepByKgforge || json.Unmarshal(ans.Steps[1].Args, &q) != nil || len(q.Where) != 1 || q.Where[0].Op != ">=") {
+			t.Errorf("%q: steps %+v; want kgforge's query with >=", c.question, ans.Steps)
+		}
+		if ans.Text != c.want {
+			t.Errorf("%q: answer %q, want %q", c.question, ans.Text, c.want)
+		}
+	}
+}
