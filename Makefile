@@ -16,8 +16,10 @@ QUESTION ?= Which supplier supplies the battery pack?
 # driven by kgforge's first action model, kgforge-agent, on a budget that
 # fits it (docs/models.md says how weak it still is).
 ASK_FLAGS ?= --model kgforge-agent --budget 4
-# The facts the demo shows: a dozen of the extracted triplets, with evidence.
-FACTS_SQL ?= SELECT subject, predicate, object, left(evidence, 80) AS evidence FROM triplets ORDER BY chunk_id, evidence_start LIMIT 12
+# The facts the demo shows: the dozen extracted triplets kgforge is surest
+# of (confidence: grounding times the model's own probability of the fact,
+# docs/extraction.md), with evidence.
+FACTS_SQL ?= SELECT subject, predicate, object, round(confidence, 2) AS confidence, left(evidence, 70) AS evidence FROM triplets ORDER BY confidence DESC, chunk_id, evidence_start LIMIT 12
 
 .PHONY: all build services test-services stop demo test test-unit fuzz lint tidy clean
 
@@ -54,7 +56,7 @@ demo: build services
 	@echo "== bundle: out/bikeco/latest -> $$(readlink out/bikeco/latest)"
 	$(BIN) bundle verify out/bikeco
 	@echo
-	@echo "== some of the facts kgforge-extract found, each with the sentence it came from"
+	@echo "== the facts kgforge-extract is surest of, each with its confidence and the sentence it came from"
 	$(BIN) query --bundle out/bikeco "$(FACTS_SQL)"
 	@echo
 	@echo "== kgforge ask --bundle out/bikeco $(ASK_FLAGS) \"$(QUESTION)\""
