@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -184,4 +185,50 @@ func orderedValue(v string) bool {
 		}
 	}
 	return digits > 0
+}
+
+// sortWords say that a question asks for rows in an order; superlatives
+// say that it asks for the first of them.
+var (
+	sortWords   = []string{"sort", "sorted", "order", "ordered", "ascending", "descending", "alphabetical", "alphabetically"}
+	superlative = []string{
+		"most", "least", "fewest", "top", "first", "last", "maximum", "minimum", "max", "min", "best", "worst",
+		"youngest", "oldest", "highest", "lowest", "largest", "smallest", "biggest", "latest", "earliest", "longest",
+		"shortest", "cheapest", "fastest", "slowest", "greatest", "newest", "heaviest", "lightest", "richest", "poorest",
+		"one", "single",
+	}
+)
+
+// asksOrderedList reports whether a question asks for rows sorted ("List
+// the names of teachers in ascending order of age", "Sort employee names
+// by their age") and for no first or last of them (no superlative, no
+// "top", "first", "one").
+func asksOrderedList(question string) bool {
+	ws := strings.FieldsFunc(strings.ToLower(question), func(r rune) bool { return !isWordRune(r) })
+	sorted := false
+	for _, w := range ws {
+		if slices.Contains(superlative, w) {
+			return false
+		}
+		sorted = sorted || slices.Contains(sortWords, w)
+	}
+	return sorted
+}
+
+// unlimit repairs a sorted list cut to its first rows: a typed query with
+// an order and a limit, for a question that asks for the rows in an order
+// and for no first of them (asksOrderedList), runs again without the
+// limit as kgforge's step ("List the names of teachers in ascending order
+// of age" written with limit 1). unlimited is that query, nil when none.
+func (r *run) unlimit(ctx context.Context, args json.RawMessage) (unlimited json.RawMessage, result string, err error) {
+	c, columns := r.typedQuery(args)
+	if columns == nil || c.Limit <= 0 || c.OrderBy == nil || !asksOrderedList(r.ans.Question) {
+		return nil, "", nil
+	}
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return nil, "", nil
+	}
+	delete(m, "limit")
+	return r.rerun(ctx, m)
 }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -73,5 +74,46 @@ func TestAgentActionModel_TakesTheQuestionsComparator(t *testing.T) {
 		if ans.Text != c.want {
 			t.Errorf("%q: answer %q, want %q", c.question, ans.Text, c.want)
 		}
+	}
+}
+
+func TestAsksOrderedList(t *testing.T) {
+	for q, want := range map[string]bool{
+		"List the names of teachers in ascending order of age.":                true,
+		"Sort employee names by their age in ascending order.":                 true,
+		"What are the names of the teachers ordered by ascending age?":         true,
+		"What is the hometown of the youngest teacher?":                        false,
+		"List the top 3 suppliers ordered by rating.":                          false,
+		"Which supplier has the highest rating?":                               false,
+		"Show the name of the teacher who is the oldest, ordered by age.":      false,
+		"Which suppliers are based in Spain?":                                  false,
+		"List the first order placed, in order of date.":                       false,
+		"Find the name and membership level of the visitors, sort by age.":     true,
+		"In what order were the orders of Velora Webshop placed?":              true,
+		"Which one is ordered first?":                                          false,
+		"Name the parts and their suppliers in alphabetical order of the part": true,
+	} {
+		if got := asksOrderedList(q); got != want {
+			t.Errorf("asksOrderedList(%q) = %v, want %v", q, got, want)
+		}
+	}
+}
+
+// TestAgentActionModel_ListsEverySortedRow: a sorted list cut to its first
+// row by the model runs again without the limit when the question asks
+// for the rows in an order and for no first of them; a question for the
+// first keeps it. (The action model is scripted: a test double.)
+func TestAgentActionModel_ListsEverySortedRow(t *testing.T) {
+	call := `{"tool":"select","args":{"table":"suppliers","columns":["name"],"order_by":{"column":"rating","desc":true},"limit":1}}`
+	ans := askExample(t, script(actionModel, call), "List the suppliers' names in descending order of rating.")
+	if !ans.Answered || len(ans.Steps) != 3 || ans.Steps[1].By != StepByKgforge {
+		t.Fatalf("steps %+v; want the model's query, kgforge's without the limit, the answer", ans.Steps)
+	}
+	if !strings.HasPrefix(ans.Text, "Tagus Composites") || !strings.Contains(ans.Text, "Kestrel Alloys") {
+		t.Errorf("answer %q; want every supplier, Tagus Composites (4.7) first", ans.Text)
+	}
+	ans = askExample(t, script(actionModel, call), "Which supplier has the highest rating?")
+	if !ans.Answered || len(ans.Steps) != 2 || ans.Text != "Tagus Composites" {
+		t.Errorf("steps %+v, answer %q; want the model's query answered as it is", ans.Steps, ans.Text)
 	}
 }
