@@ -230,6 +230,11 @@ func (r *run) do(ctx context.Context, act action) error {
 		} else if args != nil {
 			act.args, out, text = args, all, all
 		}
+		if args, compared, err := r.addComparison(ctx, act.args); err != nil {
+			return err
+		} else if args != nil {
+			act.args, out, text = args, compared, compared
+		}
 		if args, moved, err := r.moveFilter(ctx, act.args, out); err != nil {
 			return err
 		} else if args != nil {

@@ -232,3 +232,122 @@ func (r *run) unlimit(ctx context.Context, args json.RawMessage) (unlimited json
 	delete(m, "limit")
 	return r.rerun(ctx, m)
 }
+
+// comparisonWindow is how many words before a compared number (its
+// comparator and the column's name: "height higher than 200") and after
+// it ("more than 4 cylinders") may name the column it is compared on.
+const (
+	comparisonBefore = 5
+	comparisonAfter  = 2
+)
+
+// comparison is a filter a question states on a number: a column, an
+// order operator and the number.
+type comparison struct{ column, op, value string }
+
+// questionComparisons finds the comparisons a question states on numbers
+// ("How many cars have more than 4 cylinders?": Cylinders > 4): a number
+// with a comparator before it (questionOp, an order operator) and, among
+// the few words around it, every word of one numeric column's name, the
+// only such column. columns are those a typed query's table offers, types
+// their SQL types.
+func questionComparisons(question string, columns []string, types map[string]string) []comparison {
+	toks := strings.FieldsFunc(question, func(r rune) bool { return unicode.IsSpace(r) || r == '?' || r == '!' || r == ';' })
+	var out []comparison
+	for i, tok := range toks {
+		v := strings.TrimRight(tok, ".,:")
+		if !orderedValue(v) || strings.ContainsAny(v, " T:") {
+			continue
+		}
+		op := comparatorBefore(strings.ToLower(strings.Join(toks[:i], " ")))
+		if !numericOps[op] {
+			continue
+		}
+		near := uniq(words(strings.Join(toks[max(0, i-comparisonBefore):min(len(toks), i+1+comparisonAfter)], " ")))
+		found := ""
+		for _, col := range columns {
+			if !numericType(types[col]) {
+				continue
+			}
+			_, name, joined := strings.Cut(col, ".")
+			if !joined {
+				name = col
+			}
+			cw := words(name)
+			if len(cw) == 0 || !allIn(cw, near) {
+				continue
+			}
+			if found != "" {
+				found = ""
+				break // two columns fit: not one comparison
+			}
+			found = col
+		}
+		if found != "" {
+			out = append(out, comparison{found, op, v})
+		}
+	}
+	return out
+}
+
+func allIn(ws, in []string) bool {
+	for _, w := range ws {
+		if !slices.Contains(in, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// numericType reports whether a column's SQL type holds numbers.
+func numericType(t string) bool {
+	t = strings.ToUpper(t)
+	for _, n := range []string{"INT", "DOUBLE", "FLOAT", "DECIMAL", "NUMERIC", "REAL", "HUGEINT"} {
+		if strings.Contains(t, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// addComparison repairs a query that leaves out a comparison the question
+// states on a number ("How many cars have more than 4 cylinders?" counted
+// every car): each comparison (questionComparisons) on a column the query
+// has no filter on is added, and kgforge runs the query again as a step
+// of its own (Step.By). added is that query, nil when none.
+func (r *run) addComparison(ctx context.Context, args json.RawMessage) (added json.RawMessage, result string, err error) {
+	c, columns := r.typedQuery(args)
+	if columns == nil {
+		return nil, "", nil
+	}
+	data, err := r.dataTables()
+	if err != nil {
+		return nil, "", nil
+	}
+	tables := selectSchema(data)
+	ti := slices.IndexFunc(tables, func(t selectTable) bool { return t.name == c.Table })
+	if ti < 0 {
+		return nil, "", nil
+	}
+	var m map[string]any
+	for _, cmp := range questionComparisons(r.ans.Question, columns, tables[ti].types) {
+		filtered := false
+		for _, w := range c.Where {
+			filtered = filtered || w.Column == cmp.column
+		}
+		if filtered {
+			continue
+		}
+		if m == nil {
+			if json.Unmarshal(args, &m) != nil {
+				return nil, "", nil
+			}
+		}
+		where, _ := m["where"].([]any)
+		m["where"] = append(where, map[string]any{"column": cmp.column, "op": cmp.op, "value": cmp.value})
+	}
+	if m == nil {
+		return nil, "", nil
+	}
+	return r.rerun(ctx, m)
+}

@@ -117,3 +117,48 @@ func TestAgentActionModel_ListsEverySortedRow(t *testing.T) {
 		t.Errorf("steps %+v, answer %q; want the model's query answered as it is", ans.Steps, ans.Text)
 	}
 }
+
+func TestQuestionComparisons(t *testing.T) {
+	cols := []string{"Id", "Cylinders", "Horsepower", "Year", "Model", "people.Height", "Earnings"}
+	types := map[string]string{"Id": "BIGINT", "Cylinders": "BIGINT", "Horsepower": "DOUBLE", "Year": "BIGINT", "Model": "VARCHAR", "people.Height": "DOUBLE", "Earnings": "DOUBLE"}
+	tests := []struct {
+		q    string
+		want []comparison
+	}{
+		{"How many cars have more than 4 cylinders?", []comparison{{"Cylinders", ">", "4"}}},
+		{"What is the average earnings of poker players with height higher than 200?", []comparison{{"people.Height", ">", "200"}}},
+		{"How many cars were produced in 1980?", nil},   // no comparator
+		{"How many cars have more than 4 wheels?", nil}, // no column named
+		{"Cars with horsepower above 150 and fewer than 6 cylinders", []comparison{{"Horsepower", ">", "150"}, {"Cylinders", "<", "6"}}},
+	}
+	for _, tt := range tests {
+		got := questionComparisons(tt.q, cols, types)
+		if len(got) != len(tt.want) {
+			t.Errorf("%q: %+v, want %+v", tt.q, got, tt.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != tt.want[i] {
+				t.Errorf("%q: %+v, want %+v", tt.q, got, tt.want)
+			}
+		}
+	}
+}
+
+// TestAgentActionModel_AddsTheComparisonTheQuestionStates: a count over
+// the whole table, for a question that compares a column with a number,
+// runs again with that filter. (The action model is scripted.)
+func TestAgentActionModel_AddsTheComparisonTheQuestionStates(t *testing.T) {
+	call := `{"tool":"select","args":{"table":"suppliers","aggregate":{"fn":"count","column":"supplier_id"}}}`
+	ans := askExample(t, script(actionModel, call), "How many suppliers have a rating higher than 4.5?")
+	if !ans.Answered || len(ans.Steps) != 3 || ans.Steps[1].By != StepByKgforge {
+		t.Fatalf("steps %+v; want the model's count, kgforge's with the rating filter, the answer", ans.Steps)
+	}
+	var q selectCall
+	if json.Unmarshal(ans.Steps[1].Args, &q) != nil || len(q.Where) != 1 || q.Where[0].Column != "rating" || q.Where[0].Op != ">" || q.Where[0].Value != "4.5" {
+		t.Errorf("kgforge's query %s; want rating > 4.5", ans.Steps[1].Args)
+	}
+	if ans.Text != "2" { // 4.6 and 4.7 of suppliers.csv
+		t.Errorf("answer %q, want 2", ans.Text)
+	}
+}
