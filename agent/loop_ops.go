@@ -190,7 +190,10 @@ func orderedValue(v string) bool {
 // sortWords say that a question asks for rows in an order; superlatives
 // say that it asks for the first of them.
 var (
-	sortWords   = []string{"sort", "sorted", "order", "ordered", "ascending", "descending", "alphabetical", "alphabetically"}
+	sortWords = []string{"sort", "sorted", "sorting", "ascending", "descending", "alphabetical", "alphabetically"}
+	// sortPhrases: "order" alone is as often the business noun or verb
+	// ("Which products has Urbanmove ordered?").
+	sortPhrases = []string{"ordered by", "order by", "in order of", "in the order of"}
 	superlative = []string{
 		"most", "least", "fewest", "top", "first", "last", "maximum", "minimum", "max", "min", "best", "worst",
 		"youngest", "oldest", "highest", "lowest", "largest", "smallest", "biggest", "latest", "earliest", "longest",
@@ -201,11 +204,12 @@ var (
 
 // asksOrderedList reports whether a question asks for rows sorted ("List
 // the names of teachers in ascending order of age", "Sort employee names
-// by their age") and for no first or last of them (no superlative, no
-// "top", "first", "one").
+// by their age", "… ordered by age") and for no first or last of them (no
+// superlative, no "top", "first", "one").
 func asksOrderedList(question string) bool {
 	ws := strings.FieldsFunc(strings.ToLower(question), func(r rune) bool { return !isWordRune(r) })
-	sorted := false
+	joined := " " + strings.Join(ws, " ") + " "
+	sorted := slices.ContainsFunc(sortPhrases, func(p string) bool { return strings.Contains(joined, " "+p+" ") })
 	for _, w := range ws {
 		if slices.Contains(superlative, w) {
 			return false
