@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"sync"
 
@@ -86,8 +87,7 @@ func (d *dumper) write(path string) error {
 	enc := json.NewEncoder(f)
 	for _, r := range d.rows {
 		if err := enc.Encode(r); err != nil {
-			f.Close()
-			return err
+			return errors.Join(err, f.Close())
 		}
 	}
 	return f.Close()
