@@ -12,7 +12,9 @@
 //	go run ./bench/agentq -sets spider,kaggle -heldout training/agent_split.json -n 40 -model kgforge-agent
 //
 // -heldout keeps Spider's and KaggleDBQA's questions to the databases the
-// split holds out of kgforge-agent's training.
+// split holds out of kgforge-agent's training; with -trained, to the
+// others (those it trained on), where kgforge's query repairs are read
+// from before the held-out figures are measured.
 //
 // Gold answers: TAT-QA's human answers (number, percent with its scale,
 // text, or list); for Spider and KaggleDBQA the result of the gold SQL run

@@ -9,6 +9,10 @@
 // configurations cover both ways of driving the model: chat (the default
 // ones) and completion, the raw few-shot pattern for base models, with
 // fact lines or the schema's JSON (-configs "completion lines+grounding").
+// -dump FILE writes, for one configuration, each item's text, gold
+// triples, kept triplets (their confidence and the gold triple each
+// matched) and the triplets grounding dropped with the reason, one JSON
+// line an item: where the facts are lost.
 //
 //	go run ./bench/extractq -set text2kg -n 200 -seed 1
 //	go run ./bench/extractq -set redocred -n 40 -seed 1
