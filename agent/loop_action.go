@@ -214,20 +214,22 @@ func (t *Toolbox) linkValues(ctx context.Context, tables []kg.Table, question st
 // not "plant" in "plants"), a value of three or more characters.
 func namedWhole(text, value string) bool {
 	value = strings.ToLower(strings.TrimSpace(value))
-	if utf8.RuneCountInString(value) < 3 {
-		return false
-	}
-	text = strings.ToLower(text)
+	return utf8.RuneCountInString(value) >= 3 && indexWhole(strings.ToLower(text), value) >= 0
+}
+
+// indexWhole returns where text first holds value at word boundaries
+// (neither side a letter or digit), or -1; case is compared as given.
+func indexWhole(text, value string) int {
 	for i := 0; ; {
 		k := strings.Index(text[i:], value)
 		if k < 0 {
-			return false
+			return -1
 		}
 		start, end := i+k, i+k+len(value)
 		before, _ := utf8.DecodeLastRuneInString(text[:start])
 		after, _ := utf8.DecodeRuneInString(text[end:])
 		if !isWordRune(before) && !isWordRune(after) {
-			return true
+			return start
 		}
 		i = start + 1
 	}

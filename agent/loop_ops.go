@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 )
 
 // comparators are the phrases a question puts before a value to compare
@@ -87,26 +86,17 @@ var trailingComparators = map[string]bool{"or less": true, "or fewer": true, "or
 func questionOp(question, value string) (op string, ok bool) {
 	q := strings.ToLower(question)
 	v := strings.ToLower(strings.TrimSpace(value))
-	if v == "" {
+	start := -1
+	if v != "" {
+		start = indexWhole(q, v)
+	}
+	if start < 0 {
 		return "", false
 	}
-	for i := 0; ; {
-		k := strings.Index(q[i:], v)
-		if k < 0 {
-			return "", false
-		}
-		start, end := i+k, i+k+len(v)
-		i = start + 1
-		before, _ := utf8.DecodeLastRuneInString(q[:start])
-		after, _ := utf8.DecodeRuneInString(q[end:])
-		if isWordRune(before) || isWordRune(after) {
-			continue
-		}
-		if op, found := comparatorAfter(q[end:]); found {
-			return op, true
-		}
-		return comparatorBefore(q[:start]), true
+	if op, found := comparatorAfter(q[start+len(v):]); found {
+		return op, true
 	}
+	return comparatorBefore(q[:start]), true
 }
 
 // comparatorBefore finds the comparator whose phrase ends at most
@@ -193,8 +183,7 @@ func (r *run) fixOps(ctx context.Context, args json.RawMessage) (fixed json.RawM
 				return nil, "", nil
 			}
 		}
-		where, _ := m["where"].([]any)
-		f, _ := where[i].(map[string]any)
+		f := filterAt(m, i)
 		if f == nil {
 			return nil, "", nil
 		}
@@ -360,21 +349,12 @@ func numericType(t string) bool {
 // has no filter on is added, and kgforge runs the query again as a step
 // of its own (Step.By). added is that query, nil when none.
 func (r *run) addComparison(ctx context.Context, args json.RawMessage) (added json.RawMessage, result string, err error) {
-	c, columns := r.typedQuery(args)
-	if columns == nil {
-		return nil, "", nil
-	}
-	data, err := r.dataTables()
-	if err != nil {
-		return nil, "", nil
-	}
-	tables := selectSchema(data)
-	ti := slices.IndexFunc(tables, func(t selectTable) bool { return t.name == c.Table })
-	if ti < 0 {
+	c, t := r.queryTable(args)
+	if t == nil {
 		return nil, "", nil
 	}
 	var m map[string]any
-	for _, cmp := range questionComparisons(r.ans.Question, columns, tables[ti].types) {
+	for _, cmp := range questionComparisons(r.ans.Question, t.columns, t.types) {
 		filtered := false
 		for _, w := range c.Where {
 			filtered = filtered || w.Column == cmp.column

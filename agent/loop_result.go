@@ -353,11 +353,7 @@ func withFilter(args json.RawMessage, i int, column, op, value string) (map[stri
 	if json.Unmarshal(args, &m) != nil {
 		return nil, false
 	}
-	where, _ := m["where"].([]any)
-	if i < 0 || i >= len(where) {
-		return nil, false
-	}
-	f, _ := where[i].(map[string]any)
+	f := filterAt(m, i)
 	if f == nil {
 		return nil, false
 	}
@@ -366,6 +362,17 @@ func withFilter(args json.RawMessage, i int, column, op, value string) (map[stri
 		f["op"] = op
 	}
 	return m, true
+}
+
+// filterAt returns filter i of a typed query decoded as a map, nil when
+// it has no such filter.
+func filterAt(m map[string]any, i int) map[string]any {
+	where, _ := m["where"].([]any)
+	if i < 0 || i >= len(where) {
+		return nil
+	}
+	f, _ := where[i].(map[string]any)
+	return f
 }
 
 // minGroundWords is how many of the question's words a linked value must
@@ -405,6 +412,17 @@ func (r *run) groundedValue(v string) bool {
 // offers (its own and its joined tables', as "table.column"); nil columns
 // when the query or its table is not one kgforge can repair.
 func (r *run) typedQuery(args json.RawMessage) (selectCall, []string) {
+	c, t := r.queryTable(args)
+	if t == nil {
+		return c, nil
+	}
+	return c, t.columns
+}
+
+// queryTable parses a typed query and returns its table as the typed
+// query offers it (columns and their types); nil when the query or its
+// table is not one kgforge can repair.
+func (r *run) queryTable(args json.RawMessage) (selectCall, *selectTable) {
 	var c selectCall
 	if json.Unmarshal(args, &c) != nil {
 		return c, nil
@@ -418,7 +436,7 @@ func (r *run) typedQuery(args json.RawMessage) (selectCall, []string) {
 	if ti < 0 {
 		return c, nil
 	}
-	return c, tables[ti].columns
+	return c, &tables[ti]
 }
 
 // linkedFilter is a filter kgforge may write: a column and a value linked

@@ -15,7 +15,6 @@ import (
 // a person reads to see where facts are lost. A nil dumper does nothing.
 type dumper struct {
 	mu    sync.Mutex
-	items []quality.Item
 	rows  []dumpRow
 	chunk map[string]int // chunk id → item index
 }
@@ -41,7 +40,7 @@ type dumpDropped struct {
 }
 
 func newDumper(items []quality.Item) *dumper {
-	d := &dumper{items: items, rows: make([]dumpRow, len(items)), chunk: map[string]int{}}
+	d := &dumper{rows: make([]dumpRow, len(items)), chunk: map[string]int{}}
 	for i, it := range items {
 		d.rows[i] = dumpRow{ID: it.ID, Ontology: it.Ontology, Text: it.Text, Gold: it.Gold}
 		d.chunk[chunkOf(it).ID] = i
