@@ -220,20 +220,16 @@ func (r *run) do(ctx context.Context, act action) error {
 	}
 	r.record(step)
 	if ce == nil && act.tool == ToolSelect && r.a.action {
-		if args, fixed, err := r.fixOps(ctx, act.args); err != nil {
-			return err
-		} else if args != nil {
-			act.args, out, text = args, fixed, fixed
-		}
-		if args, all, err := r.unlimit(ctx, act.args); err != nil {
-			return err
-		} else if args != nil {
-			act.args, out, text = args, all, all
-		}
-		if args, compared, err := r.addComparison(ctx, act.args); err != nil {
-			return err
-		} else if args != nil {
-			act.args, out, text = args, compared, compared
+		// The repairs that read the question alone, each from the query
+		// the one before it left (agent/loop_ops.go).
+		for _, repair := range []func(context.Context, json.RawMessage) (json.RawMessage, string, error){
+			r.fixOps, r.unlimit, r.addComparison, r.orderDirection, r.rankGroups, r.countDistinct,
+		} {
+			if args, res, err := repair(ctx, act.args); err != nil {
+				return err
+			} else if args != nil {
+				act.args, out, text = args, res, res
+			}
 		}
 		if args, moved, err := r.moveFilter(ctx, act.args, out); err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -373,5 +374,172 @@ func (r *run) addComparison(ctx context.Context, args json.RawMessage) (added js
 	if m == nil {
 		return nil, "", nil
 	}
+	return r.rerun(ctx, m)
+}
+
+// Direction words ask for the largest value first (descWords) or the
+// smallest (ascWords): superlatives and the order words. "at most" and
+// "at least" are comparators and do not count; "oldest" and "youngest"
+// depend on the column (ageDirection). "best", "worst", "first" and
+// "last" are left out: the best rank is the lowest number.
+var (
+	descWords = []string{
+		"most", "highest", "largest", "biggest", "greatest", "maximum", "max", "top", "longest", "heaviest",
+		"tallest", "latest", "newest", "richest", "descending",
+	}
+	ascWords = []string{
+		"least", "fewest", "lowest", "smallest", "minimum", "min", "shortest", "lightest", "cheapest",
+		"earliest", "poorest", "ascending",
+	}
+	// ageWords name a column where the oldest holds the largest value;
+	// dateWords one where it holds the smallest.
+	ageWords  = []string{"age", "aged", "old"}
+	dateWords = []string{"date", "year", "birth", "born", "founded", "established", "built", "since", "start", "time"}
+)
+
+// questionDirection returns the order a question asks for on column:
+// desc true when it asks for the largest value first ("the largest
+// accelerate", "in descending order"), false the smallest ("the fewest
+// employees"); ok false when it has no direction word or words that
+// disagree. column decides "oldest" and "youngest" (an age: the oldest
+// is the largest; a date or year: the earliest); "" or any other column
+// leaves them out.
+func questionDirection(question, column string) (desc, ok bool) {
+	ws := strings.FieldsFunc(strings.ToLower(question), func(r rune) bool { return !isWordRune(r) })
+	cw := strings.FieldsFunc(strings.ToLower(column), func(r rune) bool { return !unicode.IsLetter(r) })
+	ages := slices.ContainsFunc(cw, func(w string) bool { return slices.Contains(ageWords, w) })
+	dates := slices.ContainsFunc(cw, func(w string) bool { return slices.Contains(dateWords, w) })
+	seenDesc, seenAsc := false, false
+	for i, w := range ws {
+		if i > 0 && ws[i-1] == "at" && (w == "most" || w == "least") {
+			continue // a comparator: "at most 4"
+		}
+		switch {
+		case slices.Contains(descWords, w):
+			seenDesc = true
+		case slices.Contains(ascWords, w):
+			seenAsc = true
+		case w == "oldest" && ages != dates, w == "youngest" && ages != dates:
+			if (w == "oldest") == ages {
+				seenDesc = true
+			} else {
+				seenAsc = true
+			}
+		}
+	}
+	if seenDesc == seenAsc {
+		return false, false
+	}
+	return seenDesc, true
+}
+
+// orderDirection repairs the direction of a typed query's order by the
+// question's (questionDirection): "the car with the largest accelerate"
+// ordered ascending, "the area where most crimes happen" ranked by the
+// fewest. kgforge runs the query again, the other way, as a step of its
+// own (Step.By). turned is that query, nil when none.
+func (r *run) orderDirection(ctx context.Context, args json.RawMessage) (turned json.RawMessage, result string, err error) {
+	c, columns := r.typedQuery(args)
+	if columns == nil || c.OrderBy == nil {
+		return nil, "", nil
+	}
+	column := c.OrderBy.Column
+	if column == "aggregate" {
+		column = "" // a count or a sum: no age or date
+	}
+	desc, ok := questionDirection(r.ans.Question, column)
+	if !ok || desc == c.OrderBy.Desc {
+		return nil, "", nil
+	}
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return nil, "", nil
+	}
+	o, _ := m["order_by"].(map[string]any)
+	if o == nil {
+		return nil, "", nil
+	}
+	o["desc"] = desc
+	return r.rerun(ctx, m)
+}
+
+// everyGroupWords say that a question asks for each group, not the first.
+var everyGroupWords = []string{"each", "every", "per", "all"}
+
+// numberWords are the counts a question may write in letters after "top".
+var numberWords = []string{"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"}
+
+// topCount returns how many rows a question's superlative asks for: the
+// number after "top" ("the top five states": 5, "top 3": 3), else 1.
+func topCount(question string) int {
+	ws := strings.FieldsFunc(strings.ToLower(question), func(r rune) bool { return !isWordRune(r) })
+	for i := 0; i+1 < len(ws); i++ {
+		if ws[i] != "top" {
+			continue
+		}
+		if n := slices.Index(numberWords, ws[i+1]); n >= 0 {
+			return n + 1
+		}
+		if n, err := strconv.Atoi(ws[i+1]); err == nil && n > 0 && n <= MaxRows {
+			return n
+		}
+	}
+	return 1
+}
+
+// rankGroups repairs a grouped aggregate that answers a superlative with
+// every group: "Which year has the most concerts?" written as a count per
+// year. The groups are ordered by the aggregate the way the question asks
+// (questionDirection) and cut to the first (or the "top N"), and kgforge
+// runs that query as a step of its own (Step.By). A question that asks for
+// each group ("for each", "per", "every", "all") is left alone. ranked is
+// that query, nil when none.
+func (r *run) rankGroups(ctx context.Context, args json.RawMessage) (ranked json.RawMessage, result string, err error) {
+	c, columns := r.typedQuery(args)
+	if columns == nil || len(c.GroupBy) == 0 || c.Aggregate == nil || c.OrderBy != nil || c.Limit > 0 {
+		return nil, "", nil
+	}
+	ws := strings.FieldsFunc(strings.ToLower(r.ans.Question), func(r rune) bool { return !isWordRune(r) })
+	if slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(everyGroupWords, w) }) {
+		return nil, "", nil
+	}
+	desc, ok := questionDirection(r.ans.Question, "")
+	if !ok {
+		return nil, "", nil
+	}
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return nil, "", nil
+	}
+	m["order_by"] = map[string]any{"column": "aggregate", "desc": desc}
+	m["limit"] = topCount(r.ans.Question)
+	return r.rerun(ctx, m)
+}
+
+// distinctWords say that a question counts different values.
+var distinctWords = []string{"different", "distinct", "unique"}
+
+// countDistinct repairs a count of a column's rows for a question that
+// counts its different values ("How many different countries …?"): the
+// count becomes count_distinct and kgforge runs it as a step of its own
+// (Step.By). counted is that query, nil when none.
+func (r *run) countDistinct(ctx context.Context, args json.RawMessage) (counted json.RawMessage, result string, err error) {
+	c, columns := r.typedQuery(args)
+	if columns == nil || c.Aggregate == nil || c.Aggregate.Fn != "count" {
+		return nil, "", nil
+	}
+	ws := strings.FieldsFunc(strings.ToLower(r.ans.Question), func(r rune) bool { return !isWordRune(r) })
+	if !slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(distinctWords, w) }) {
+		return nil, "", nil
+	}
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return nil, "", nil
+	}
+	a, _ := m["aggregate"].(map[string]any)
+	if a == nil {
+		return nil, "", nil
+	}
+	a["fn"] = "count_distinct"
 	return r.rerun(ctx, m)
 }

@@ -164,3 +164,104 @@ func TestAgentActionModel_AddsTheComparisonTheQuestionStates(t *testing.T) {
 		t.Errorf("answer %q, want 2", ans.Text)
 	}
 }
+
+func TestQuestionDirection(t *testing.T) {
+	tests := []struct {
+		q, column string
+		desc, ok  bool
+	}{
+		{"What is the horsepower of the car with the largest accelerate?", "Accelerate", true, true},
+		{"Which area do most of the crimes happen?", "", true, true},
+		{"Which city has the fewest employees?", "", false, true},
+		{"List the earnings of poker players in descending order.", "Earnings", true, true},
+		{"Sort the names in ascending order of age.", "Age", false, true},
+		{"Who is the oldest teacher?", "Age", true, true},
+		{"Who is the oldest teacher?", "Birth_Date", false, true},
+		{"Who is the youngest teacher?", "Birth_Date", true, true},
+		{"Who is the oldest teacher?", "Name", false, false},         // the column decides, and says nothing
+		{"Who is the oldest teacher?", "", false, false},             // an aggregate: no age or date
+		{"Which parts cost at most 50 euros?", "cost", false, false}, // a comparator, not a superlative
+		{"Which suppliers have at least 3 parts?", "", false, false},
+		{"What are the maximum and minimum ages?", "Age", false, false}, // both ways
+		{"Which supplier supplies the battery pack?", "name", false, false},
+	}
+	for _, tt := range tests {
+		desc, ok := questionDirection(tt.q, tt.column)
+		if desc != tt.desc || ok != tt.ok {
+			t.Errorf("%q on %q: desc %v ok %v, want %v %v", tt.q, tt.column, desc, ok, tt.desc, tt.ok)
+		}
+	}
+}
+
+func TestTopCount(t *testing.T) {
+	for q, want := range map[string]int{
+		"What are the top five states by revenue?": 5,
+		"Show the top 3 customers.":                3,
+		"Which customer is on top?":                1,
+		"Which year has the most concerts?":        1,
+		"List the top 0 rows":                      1,
+	} {
+		if got := topCount(q); got != want {
+			t.Errorf("%q: %d, want %d", q, got, want)
+		}
+	}
+}
+
+// TestAgentActionModel_TurnsTheOrderTheQuestionAsks: a query ordered the
+// other way than the question's superlative runs again turned; one
+// already ordered as asked is answered as it is. (The action model is
+// scripted.)
+func TestAgentActionModel_TurnsTheOrderTheQuestionAsks(t *testing.T) {
+	call := `{"tool":"select","args":{"table":"suppliers","columns":["name"],"order_by":{"column":"rating","desc":true},"limit":1}}`
+	ans := askExample(t, script(actionModel, call), "Which supplier has the lowest rating?")
+	if !ans.Answered || len(ans.Steps) != 3 || ans.Steps[1].By != StepByKgforge {
+		t.Fatalf("steps %+v; want the model's query, kgforge's ascending, the answer", ans.Steps)
+	}
+	if ans.Text != "Kestrel Alloys" { // 3.2 in suppliers.csv
+		t.Errorf("answer %q, want Kestrel Alloys", ans.Text)
+	}
+	call = `{"tool":"select","args":{"table":"suppliers","columns":["name"],"order_by":{"column":"rating"},"limit":1}}`
+	ans = askExample(t, script(actionModel, call), "Which supplier has the lowest rating?")
+	if !ans.Answered || len(ans.Steps) != 2 || ans.Text != "Kestrel Alloys" {
+		t.Errorf("steps %+v, answer %q; want the model's query answered as it is", ans.Steps, ans.Text)
+	}
+}
+
+// TestAgentActionModel_RanksTheGroupsForASuperlative: a count per group,
+// for a question that asks which group has the most (or fewest), runs
+// again ordered by the count and cut to the first; a question that asks
+// for each group keeps every group. (The action model is scripted.)
+func TestAgentActionModel_RanksTheGroupsForASuperlative(t *testing.T) {
+	call := `{"tool":"select","args":{"table":"orders","columns":["product"],"group_by":["product"],"aggregate":{"fn":"count","column":"order_id"}}}`
+	for q, want := range map[string]string{
+		"Which product was ordered the most times?":   "Trail 500", // 13 of the 40 orders in orders.csv
+		"Which product appears in the fewest orders?": "City 300",  // 7
+	} {
+		ans := askExample(t, script(actionModel, call), q)
+		if !ans.Answered || len(ans.Steps) != 3 || ans.Steps[1].By != StepByKgforge {
+			t.Fatalf("%q: steps %+v; want the model's count, kgforge's ranked, the answer", q, ans.Steps)
+		}
+		if !strings.HasPrefix(ans.Text, want) || strings.Contains(ans.Text, ";") {
+			t.Errorf("%q: answer %q, want %s alone", q, ans.Text, want)
+		}
+	}
+	ans := askExample(t, script(actionModel, call), "How many orders does each product have?")
+	if !ans.Answered || len(ans.Steps) != 2 || strings.Count(ans.Text, ";") != 3 {
+		t.Errorf("steps %+v, answer %q; want the four products' counts as the model asked", ans.Steps, ans.Text)
+	}
+}
+
+// TestAgentActionModel_CountsDifferentValues: a count of a column's rows,
+// for a question that counts its different values, runs again as a count
+// of distinct values. (The action model is scripted.)
+func TestAgentActionModel_CountsDifferentValues(t *testing.T) {
+	call := `{"tool":"select","args":{"table":"orders","aggregate":{"fn":"count","column":"customer"}}}`
+	ans := askExample(t, script(actionModel, call), "How many different customers have placed orders?")
+	if !ans.Answered || len(ans.Steps) != 3 || ans.Steps[1].By != StepByKgforge || ans.Text != "7" { // 7 customers, 40 orders
+		t.Errorf("steps %+v, answer %q; want kgforge's distinct count, 7", ans.Steps, ans.Text)
+	}
+	ans = askExample(t, script(actionModel, call), "How many orders are there?")
+	if !ans.Answered || len(ans.Steps) != 2 || ans.Text != "40" {
+		t.Errorf("steps %+v, answer %q; want the model's count, 40", ans.Steps, ans.Text)
+	}
+}
