@@ -265,3 +265,44 @@ func TestAgentActionModel_CountsDifferentValues(t *testing.T) {
 		t.Errorf("steps %+v, answer %q; want the model's count, 40", ans.Steps, ans.Text)
 	}
 }
+
+func TestNoRowsMatched(t *testing.T) {
+	count := selectCall{Aggregate: &struct {
+		Fn     string `json:"fn"`
+		Column string `json:"column"`
+	}{"count", "part_id"}}
+	grouped := count
+	grouped.GroupBy = []string{"plant"}
+	tests := []struct {
+		c    selectCall
+		rows [][]string
+		want bool
+	}{
+		{selectCall{}, nil, true},
+		{selectCall{}, [][]string{{"0"}}, false}, // a column's value, not a count
+		{count, [][]string{{"0"}}, true},
+		{count, [][]string{{"NULL"}}, true},
+		{count, [][]string{{"3"}}, false},
+		{grouped, [][]string{{"Porto", "0"}}, false},
+	}
+	for _, tt := range tests {
+		if got := noRowsMatched(tt.c, tt.rows); got != tt.want {
+			t.Errorf("%+v %v: %v, want %v", tt.c, tt.rows, got, tt.want)
+		}
+	}
+}
+
+// TestAgentActionModel_MovesTheFilterOfACountOfNothing: a count whose
+// filter puts a name on a key column counts 0, and runs again with the
+// filter on the joined column that holds the name. (The action model is
+// scripted.)
+func TestAgentActionModel_MovesTheFilterOfACountOfNothing(t *testing.T) {
+	call := `{"tool":"select","args":{"table":"parts","where":[{"column":"supplier_id","op":"=","value":"Kestrel Alloys"}],"aggregate":{"fn":"count","column":"part_id"}}}`
+	ans := askExample(t, script(actionModel, call), "How many parts come from Kestrel Alloys?")
+	if !ans.Answered || len(ans.Steps) != 3 || ans.Steps[1].By != StepByKgforge {
+		t.Fatalf("steps %+v; want the model's count, kgforge's on the supplier's name, the answer", ans.Steps)
+	}
+	if ans.Text != "3" { // Aluminium frame TR5, CT3 and VE8 in parts.csv
+		t.Errorf("answer %q (steps %+v), want 3", ans.Text, ans.Steps)
+	}
+}

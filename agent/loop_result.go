@@ -187,24 +187,26 @@ func ResultAnswerText(rows [][]string) string {
 const maxFilterMoves = 3
 
 // moveFilter repairs the action model's most frequent wrong queries, whose
-// result is empty: the value the question names filtered on another column
+// filters match no row (noRowsMatched: no rows, or an aggregate of 0 or
+// NULL): the value the question names filtered on another column
 // than the one that holds it ("Spain" on supplier_id), or a filter whose
 // value the question does not name at all, copied from the listing's
 // samples ("Argentina" for "Which country is Kaiga-4 built in?"). When
-// the typed query's result has no rows, kgforge runs it again with a
+// the typed query's filters match no row, kgforge runs it again with a
 // filter (= or contains) moved to another column the query's table offers
 // (its own or a joined table's) whose linked values (linkValues) hold the
 // filter's value; failing that, with a filter whose value the question
 // does not write replaced by a linked value the question writes whole,
 // on that value's column, the longest first. Each try is a step of its
-// own (Step.By); the first result with rows is taken. moved is the query
+// own (Step.By); the first result that matches rows is taken. moved is the query
 // kgforge ran, nil when nothing was moved; result is its result.
 func (r *run) moveFilter(ctx context.Context, args json.RawMessage, out string) (moved json.RawMessage, result string, err error) {
-	if _, rows, isRows := ResultRows(out); !isRows || len(rows) > 0 || len(r.linked) == 0 {
+	_, rows, isRows := ResultRows(out)
+	if !isRows || len(r.linked) == 0 {
 		return nil, "", nil
 	}
 	c, columns := r.typedQuery(args)
-	if columns == nil || len(c.Where) == 0 {
+	if columns == nil || len(c.Where) == 0 || !noRowsMatched(c, rows) {
 		return nil, "", nil
 	}
 	type rewrite struct {
@@ -248,11 +250,29 @@ func (r *run) moveFilter(ctx context.Context, args json.RawMessage, out string) 
 		if !ok {
 			return nil, "", nil
 		}
-		if raw, res, err := r.rerun(ctx, m); err != nil || raw != nil {
+		if raw, res, err := r.rerunMatching(ctx, m); err != nil || raw != nil {
 			return raw, res, err
 		}
 	}
 	return nil, "", nil
+}
+
+// noRowsMatched reports whether a typed query's result rows say that its
+// filters matched no row: none, or one aggregate without groups that came
+// back 0 or NULL (a count or a maximum over nothing: "How many makers are
+// in France?" with Country, a key, = 'France').
+func noRowsMatched(c selectCall, rows [][]string) bool {
+	if len(rows) == 0 {
+		return true
+	}
+	if c.Aggregate == nil || len(c.GroupBy) > 0 || len(rows) != 1 || len(rows[0]) == 0 {
+		return false
+	}
+	switch strings.TrimSpace(rows[0][len(rows[0])-1]) {
+	case "0", "NULL", "":
+		return true
+	}
+	return false
 }
 
 // addFilter repairs the action model's other frequent wrong query: an
@@ -472,6 +492,24 @@ func (r *run) linkedOf(table, col string) []string {
 // it and its result when the result has rows; nil when it failed or has
 // none.
 func (r *run) rerun(ctx context.Context, m map[string]any) (json.RawMessage, string, error) {
+	return r.rerunIf(ctx, m, func(rows [][]string) bool { return len(rows) > 0 })
+}
+
+// rerunMatching is rerun for a repair of filters that matched nothing: a
+// result that matches nothing either (noRowsMatched: no rows, a count of
+// 0) is not taken.
+func (r *run) rerunMatching(ctx context.Context, m map[string]any) (json.RawMessage, string, error) {
+	var c selectCall
+	if b, err := json.Marshal(m); err != nil || json.Unmarshal(b, &c) != nil {
+		return nil, "", err
+	}
+	return r.rerunIf(ctx, m, func(rows [][]string) bool { return !noRowsMatched(c, rows) })
+}
+
+// rerunIf runs the repaired query m as a step of kgforge's own when its
+// result rows pass take, and returns it and its result; nil when it
+// failed or did not pass.
+func (r *run) rerunIf(ctx context.Context, m map[string]any, take func(rows [][]string) bool) (json.RawMessage, string, error) {
 	raw, err := json.Marshal(m)
 	if err != nil {
 		return nil, "", err
@@ -482,7 +520,7 @@ func (r *run) rerun(ctx context.Context, m map[string]any) (json.RawMessage, str
 	} else if err != nil {
 		return nil, "", err
 	}
-	if _, rows, isRows := ResultRows(res); isRows && len(rows) > 0 {
+	if _, rows, isRows := ResultRows(res); isRows && take(rows) {
 		r.record(Step{Tool: ToolSelect, Args: raw, Result: res, By: StepByKgforge})
 		return raw, res, nil
 	}
