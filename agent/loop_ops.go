@@ -543,3 +543,130 @@ func (r *run) countDistinct(ctx context.Context, args json.RawMessage) (counted 
 	a["fn"] = "count_distinct"
 	return r.rerun(ctx, m)
 }
+
+// orderColumnWindow is how many words after a superlative may name the
+// column it ranks by ("the largest accelerate", "the highest average
+// scale score").
+const orderColumnWindow = 4
+
+// superlativeColumn returns the column a question's superlative ranks
+// by: the one numeric or date column (among columns, their SQL types in
+// types) every word of whose name stands in the few words after a
+// superlative ("the car with the largest accelerate": Accelerate); for
+// "oldest" and "youngest", the one numeric column with "age" in its name
+// ("the youngest animal": pet_age). "" when none or more than one fits.
+func superlativeColumn(question string, columns []string, types map[string]string) string {
+	ws := strings.FieldsFunc(strings.ToLower(question), func(r rune) bool { return !isWordRune(r) })
+	found := ""
+	for i, w := range ws {
+		ages := w == "oldest" || w == "youngest"
+		if !ages && (!slices.Contains(descWords, w) && !slices.Contains(ascWords, w) || w == "descending" || w == "ascending") {
+			continue
+		}
+		if i > 0 && ws[i-1] == "at" {
+			continue // "at most 4"
+		}
+		after := uniq(words(strings.Join(ws[i+1:min(len(ws), i+1+orderColumnWindow)], " ")))
+		for _, col := range columns {
+			t := types[col]
+			if !numericType(t) && !dateType(t) {
+				continue
+			}
+			_, name, joined := strings.Cut(col, ".")
+			if !joined {
+				name = col
+			}
+			cw := words(name)
+			fits := len(cw) > 0 && allIn(cw, after)
+			if ages {
+				fits = numericType(t) && slices.Contains(cw, "age")
+			}
+			if !fits || col == found {
+				continue
+			}
+			if found != "" {
+				return "" // two columns fit: none is the one
+			}
+			found = col
+		}
+	}
+	return found
+}
+
+// dateType reports whether a column's SQL type holds dates or times.
+func dateType(t string) bool {
+	t = strings.ToUpper(t)
+	return strings.Contains(t, "DATE") || strings.Contains(t, "TIME")
+}
+
+// orderColumn repairs the column a superlative query ranks by: a typed
+// query ordered by another column than the one the question's
+// superlative names (superlativeColumn: "What type of pet is the
+// youngest animal?" ordered by weight) runs again ordered by that column,
+// the way the question asks (questionDirection), as a step of its own
+// (Step.By). reordered is that query, nil when none.
+func (r *run) orderColumn(ctx context.Context, args json.RawMessage) (reordered json.RawMessage, result string, err error) {
+	c, t := r.queryTable(args)
+	if t == nil || c.OrderBy == nil || c.OrderBy.Column == "aggregate" {
+		return nil, "", nil
+	}
+	col := superlativeColumn(r.ans.Question, t.columns, t.types)
+	if col == "" || col == c.OrderBy.Column {
+		return nil, "", nil
+	}
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return nil, "", nil
+	}
+	o := map[string]any{"column": col, "desc": c.OrderBy.Desc}
+	if desc, ok := questionDirection(r.ans.Question, col); ok {
+		o["desc"] = desc
+	}
+	m["order_by"] = o
+	return r.rerun(ctx, m)
+}
+
+// countWords are the superlatives of a number of rows ("Which model has
+// the most versions?"), as against those of a value.
+var countWords = map[string]bool{"most": true, "least": true, "fewest": true}
+
+// rankByCount repairs a superlative of a number of rows written as an
+// order by a text column: "Which model has the most versions?" ordered by
+// Model, descending, cut to one row — text in reverse alphabetical order,
+// not a count. A typed query of one text column, ordered by a text column
+// with a limit and no aggregate, for a question whose superlative is
+// "most", "least" or "fewest" (not "at most", "at least"), runs again as
+// a count per value of that column, ordered by the count that way and cut
+// to the first (or "top N"), as a step of its own (Step.By). counted is
+// that query, nil when none.
+func (r *run) rankByCount(ctx context.Context, args json.RawMessage) (counted json.RawMessage, result string, err error) {
+	c, t := r.queryTable(args)
+	if t == nil || c.OrderBy == nil || c.Limit <= 0 || c.Aggregate != nil || len(c.GroupBy) > 0 || len(c.Columns) != 1 {
+		return nil, "", nil
+	}
+	col := c.Columns[0]
+	if o := c.OrderBy.Column; o == "aggregate" || numericType(t.types[o]) || dateType(t.types[o]) || numericType(t.types[col]) {
+		return nil, "", nil
+	}
+	ws := strings.FieldsFunc(strings.ToLower(r.ans.Question), func(r rune) bool { return !isWordRune(r) })
+	counts := false
+	for i, w := range ws {
+		counts = counts || countWords[w] && (i == 0 || ws[i-1] != "at")
+	}
+	desc, ok := questionDirection(r.ans.Question, "")
+	if !counts || !ok {
+		return nil, "", nil
+	}
+	m := map[string]any{
+		"table":     c.Table,
+		"columns":   []string{col},
+		"group_by":  []string{col},
+		"aggregate": map[string]any{"fn": "count", "column": col},
+		"order_by":  map[string]any{"column": "aggregate", "desc": desc},
+		"limit":     topCount(r.ans.Question),
+	}
+	if len(c.Where) > 0 {
+		m["where"] = c.Where
+	}
+	return r.rerun(ctx, m)
+}

@@ -306,3 +306,51 @@ func TestAgentActionModel_MovesTheFilterOfACountOfNothing(t *testing.T) {
 		t.Errorf("answer %q (steps %+v), want 3", ans.Text, ans.Steps)
 	}
 }
+
+func TestSuperlativeColumn(t *testing.T) {
+	cols := []string{"Horsepower", "Accelerate", "Model", "pet_age", "weight", "PetType", "people.Height", "Year"}
+	types := map[string]string{"Horsepower": "DOUBLE", "Accelerate": "DOUBLE", "Model": "VARCHAR", "pet_age": "BIGINT", "weight": "DOUBLE", "PetType": "VARCHAR", "people.Height": "DOUBLE", "Year": "BIGINT"}
+	for q, want := range map[string]string{
+		"What is the horsepower of the car with the largest accelerate?":       "Accelerate",
+		"What type of pet is the youngest animal, and how much does it weigh?": "pet_age",
+		"Who is the tallest person? Give the highest height.":                  "people.Height",
+		"Which pet has the lowest weight?":                                     "weight",
+		"Which car has the highest horsepower and the largest accelerate?":     "", // two columns
+		"Which state performs best?":                                           "", // no superlative counted
+		"Which model has the most versions?":                                   "", // no column named
+		"Which pets weigh at most 10?":                                         "", // a comparator
+	} {
+		if got := superlativeColumn(q, cols, types); got != want {
+			t.Errorf("%q: %q, want %q", q, got, want)
+		}
+	}
+}
+
+// TestAgentActionModel_RanksByTheColumnTheSuperlativeNames: a superlative
+// query ordered by another column than the one the question names runs
+// again ordered by it. (The action model is scripted.)
+func TestAgentActionModel_RanksByTheColumnTheSuperlativeNames(t *testing.T) {
+	call := `{"tool":"select","args":{"table":"suppliers","columns":["name"],"order_by":{"column":"name"},"limit":1}}`
+	ans := askExample(t, script(actionModel, call), "Which supplier has the lowest rating?")
+	if !ans.Answered || len(ans.Steps) != 3 || ans.Steps[1].By != StepByKgforge || ans.Text != "Kestrel Alloys" { // 3.2
+		t.Errorf("steps %+v, answer %q; want kgforge's query by rating, Kestrel Alloys", ans.Steps, ans.Text)
+	}
+}
+
+// TestAgentActionModel_CountsForAMostOfRows: "the most orders" written as
+// an order by the customer's name runs again as a count per customer,
+// the largest first. (The action model is scripted.)
+func TestAgentActionModel_CountsForAMostOfRows(t *testing.T) {
+	call := `{"tool":"select","args":{"table":"orders","columns":["customer"],"order_by":{"column":"customer","desc":true},"limit":1}}`
+	ans := askExample(t, script(actionModel, call), "Which customer placed the most orders?")
+	if !ans.Answered || len(ans.Steps) != 3 || ans.Steps[1].By != StepByKgforge {
+		t.Fatalf("steps %+v; want the model's query, kgforge's count per customer, the answer", ans.Steps)
+	}
+	if !strings.HasPrefix(ans.Text, "Velora Webshop") { // 8 of the 40 orders in orders.csv
+		t.Errorf("answer %q, want Velora Webshop", ans.Text)
+	}
+	ans = askExample(t, script(actionModel, call), "Which customer comes last in alphabetical order?")
+	if !ans.Answered || len(ans.Steps) != 2 {
+		t.Errorf("steps %+v; want the model's query answered as it is", ans.Steps)
+	}
+}
