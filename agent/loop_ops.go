@@ -670,3 +670,79 @@ func (r *run) rankByCount(ctx context.Context, args json.RawMessage) (counted js
 	}
 	return r.rerun(ctx, m)
 }
+
+// countNumbers are the counts a question may write in words ("at least
+// two teachers", "more than once").
+var countNumbers = map[string]int{
+	"once": 1, "twice": 2, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
+	"six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+}
+
+// groupCount finds the count a question compares each group's rows with
+// ("Which countries have at least 3 car makers?": >= 3; "visitors who
+// visited more than once": > 1): the one number, in digits or words,
+// with an order comparator (questionOp) that is neither a comparison on a
+// numeric column (questionComparisons) nor the value of one of filters.
+// ok false when there is none or more than one.
+func groupCount(question string, columns []string, types map[string]string, filters []string) (op, value string, ok bool) {
+	taken := map[string]bool{}
+	for _, cmp := range questionComparisons(question, columns, types) {
+		taken[cmp.value] = true
+	}
+	for _, f := range filters {
+		taken[strings.TrimSpace(f)] = true
+	}
+	seen := map[string]bool{}
+	for _, tok := range strings.FieldsFunc(strings.ToLower(question), func(r rune) bool { return !isWordRune(r) && r != '.' }) {
+		tok = strings.Trim(tok, ".")
+		n, word := countNumbers[tok]
+		if !word {
+			v, err := strconv.Atoi(tok)
+			if err != nil || v < 0 {
+				continue
+			}
+			n = v
+		}
+		if seen[tok] || taken[tok] || taken[strconv.Itoa(n)] {
+			continue
+		}
+		seen[tok] = true
+		o, found := questionOp(question, tok)
+		if !found || !numericOps[o] {
+			continue
+		}
+		if value != "" {
+			return "", "", false // two counts: not one comparison
+		}
+		op, value = o, strconv.Itoa(n)
+	}
+	return op, value, value != ""
+}
+
+// havingCount repairs a count per group that leaves out the comparison
+// the question puts on it: "Which countries have at least 3 car makers?"
+// written as a count per country. A grouped count without having, for a
+// question with one such count (groupCount), runs again keeping the
+// groups whose count compares that way (having), as a step of its own
+// (Step.By). kept is that query, nil when none.
+func (r *run) havingCount(ctx context.Context, args json.RawMessage) (kept json.RawMessage, result string, err error) {
+	c, t := r.queryTable(args)
+	if t == nil || len(c.GroupBy) == 0 || c.Aggregate == nil || c.Having != nil ||
+		c.Aggregate.Fn != "count" && c.Aggregate.Fn != "count_distinct" {
+		return nil, "", nil
+	}
+	var values []string
+	for _, w := range c.Where {
+		values = append(values, w.Value)
+	}
+	op, value, ok := groupCount(r.ans.Question, t.columns, t.types, values)
+	if !ok {
+		return nil, "", nil
+	}
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return nil, "", nil
+	}
+	m["having"] = map[string]any{"op": op, "value": value}
+	return r.rerun(ctx, m)
+}

@@ -354,3 +354,50 @@ func TestAgentActionModel_CountsForAMostOfRows(t *testing.T) {
 		t.Errorf("steps %+v; want the model's query answered as it is", ans.Steps)
 	}
 }
+
+func TestGroupCount(t *testing.T) {
+	cols := []string{"Country", "Cylinders", "Maker"}
+	types := map[string]string{"Country": "VARCHAR", "Cylinders": "BIGINT", "Maker": "VARCHAR"}
+	tests := []struct {
+		q         string
+		filters   []string
+		op, value string
+		ok        bool
+	}{
+		{"Which countries in europe have at least 3 car manufacturers?", nil, ">=", "3", true},
+		{"List the members who visited some shops more than once.", nil, ">", "1", true},
+		{"Which cities are home to at least two employees?", nil, ">=", "2", true},
+		{"Which makers have 3 or more models?", nil, ">=", "3", true},
+		{"How many cars have more than 4 cylinders?", nil, "", "", false},                   // a column's comparison
+		{"Which year has the most concerts?", nil, "", "", false},                           // no number
+		{"Which makers in 1980 have more than 2 models?", []string{"1980"}, ">", "2", true}, // 1980 is a filter
+		{"Which towns have at least 2 teachers and more than 3 courses?", nil, "", "", false},
+		{"Which makers have 3 models?", nil, "", "", false}, // no comparator
+	}
+	for _, tt := range tests {
+		op, value, ok := groupCount(tt.q, cols, types, tt.filters)
+		if op != tt.op || value != tt.value || ok != tt.ok {
+			t.Errorf("%q: %q %q %v, want %q %q %v", tt.q, op, value, ok, tt.op, tt.value, tt.ok)
+		}
+	}
+}
+
+// TestAgentActionModel_KeepsTheGroupsTheQuestionCounts: a count per
+// customer, for a question that asks for the customers with at least 7
+// orders, runs again keeping those groups. (The action model is
+// scripted.)
+func TestAgentActionModel_KeepsTheGroupsTheQuestionCounts(t *testing.T) {
+	call := `{"tool":"select","args":{"table":"orders","columns":["customer"],"group_by":["customer"],"aggregate":{"fn":"count","column":"order_id"}}}`
+	ans := askExample(t, script(actionModel, call), "Which customers have placed at least seven orders?")
+	if !ans.Answered || len(ans.Steps) != 3 || ans.Steps[1].By != StepByKgforge {
+		t.Fatalf("steps %+v; want the model's count, kgforge's with having, the answer", ans.Steps)
+	}
+	for _, c := range []string{"Velora Webshop", "Ridgeline Bike Shops", "Cicla Distribution"} { // 8, 7, 7 in orders.csv
+		if !strings.Contains(ans.Text, c) {
+			t.Errorf("answer %q lacks %s", ans.Text, c)
+		}
+	}
+	if strings.Contains(ans.Text, "Pedal") || strings.Contains(ans.Text, "Urbanmove") {
+		t.Errorf("answer %q holds a customer with fewer than 7 orders", ans.Text)
+	}
+}

@@ -165,6 +165,13 @@ type selectCall struct {
 		Fn     string `json:"fn"`
 		Column string `json:"column"`
 	} `json:"aggregate"`
+	// Having compares the aggregate of each group with a number ("at
+	// least 3 makers"). The model's grammar does not offer it (the action
+	// model never learnt it); kgforge's repairs write it (havingCount).
+	Having *struct {
+		Op    string `json:"op"`
+		Value string `json:"value"`
+	} `json:"having"`
 	OrderBy *struct {
 		Column string `json:"column"`
 		Desc   bool   `json:"desc"`
@@ -221,7 +228,7 @@ func compileSelect(tables []selectTable, c selectCall) (string, error) {
 			sel = append(sel, q+" AS "+duck.QuoteIdent(name))
 		}
 	}
-	agg := ""
+	agg, aggCall := "", ""
 	if a := c.Aggregate; a != nil {
 		if !slices.Contains(selectFns, a.Fn) {
 			return "", &CallError{Tool: ToolSelect, Kind: FailMalformed, Msg: fmt.Sprintf("no aggregate %q", a.Fn), Hint: "fn is one of " + strings.Join(selectFns, ", ")}
@@ -236,6 +243,20 @@ func compileSelect(tables []selectTable, c selectCall) (string, error) {
 			call = "count(DISTINCT " + q + ")"
 		}
 		sel = append(sel, call+" AS "+duck.QuoteIdent(agg))
+		aggCall = call
+	}
+	having := ""
+	if h := c.Having; h != nil {
+		op, ok := selectOps[h.Op]
+		switch {
+		case aggCall == "" || len(group) == 0:
+			return "", &CallError{Tool: ToolSelect, Kind: FailMalformed, Msg: "having compares the aggregate of each group, and the call has no aggregate or group_by"}
+		case !ok || op == "ILIKE":
+			return "", &CallError{Tool: ToolSelect, Kind: FailMalformed, Msg: fmt.Sprintf("no having operator %q", h.Op), Hint: "op is one of =, !=, <, <=, >, >="}
+		case !plainNumber(strings.TrimSpace(h.Value)):
+			return "", &CallError{Tool: ToolSelect, Kind: FailMalformed, Msg: fmt.Sprintf("having's value %q is not a number", short(h.Value, 40))}
+		}
+		having = fmt.Sprintf(" HAVING %s %s %s", aggCall, op, strings.TrimSpace(h.Value))
 	}
 	if len(sel) == 0 {
 		sel = []string{duck.QuoteIdent(t.name) + ".*"}
@@ -318,6 +339,7 @@ func compileSelect(tables []selectTable, c selectCall) (string, error) {
 	if len(group) > 0 {
 		b.WriteString(" GROUP BY " + strings.Join(group, ", "))
 	}
+	b.WriteString(having)
 	if order != "" {
 		b.WriteString(" ORDER BY " + order)
 	}
@@ -327,6 +349,25 @@ func compileSelect(tables []selectTable, c selectCall) (string, error) {
 	}
 	fmt.Fprintf(&b, " LIMIT %d", limit)
 	return b.String(), nil
+}
+
+// plainNumber reports whether v is a decimal number as SQL writes one:
+// digits, at most one point, an optional minus; at most 20 characters
+// (no exponent, no NaN or Inf, nothing that reads as a name).
+func plainNumber(v string) bool {
+	digits, point := 0, false
+	for i, r := range v {
+		switch {
+		case r >= '0' && r <= '9':
+			digits++
+		case r == '.' && !point:
+			point = true
+		case r == '-' && i == 0:
+		default:
+			return false
+		}
+	}
+	return digits > 0 && len(v) <= 20
 }
 
 // selectValue writes a filter value as a literal: a number for a numeric

@@ -58,6 +58,11 @@ func TestSelect_AnswersTheExampleWithoutSQL(t *testing.T) {
 			want: []string{"Tagus Composites"}, notWant: []string{"Kestrel Alloys", "Lumen"},
 		},
 		{
+			name: "groups kept by their count (having)",
+			args: `{"table":"orders","columns":["customer"],"group_by":["customer"],"aggregate":{"fn":"count","column":"order_id"},"having":{"op":">=","value":"7"},"order_by":{"column":"customer"}}`,
+			want: []string{"Cicla Distribution\t7", "Ridgeline Bike Shops\t7", "Velora Webshop\t8"}, notWant: []string{"Pedal", "Urbanmove"},
+		},
+		{
 			name: "a number compared as a number",
 			args: `{"table":"suppliers","columns":["name","rating"],"where":[{"column":"rating","op":">=","value":"4.7"}]}`,
 			want: []string{"Tagus Composites\t4.7"}, notWant: []string{"Kestrel Alloys"},
@@ -130,6 +135,32 @@ func TestSelect_NamesOnlyWhatExists(t *testing.T) {
 		var ce *CallError
 		if !errors.As(err, &ce) || ce.Kind != FailNotFound {
 			t.Errorf("%s: error %v, want not_found", args, err)
+		}
+	}
+}
+
+// TestSelect_HavingNeedsAGroupedAggregateAndANumber: having compares each
+// group's aggregate with a plain number; anything else fails malformed
+// before the sandbox.
+func TestSelect_HavingNeedsAGroupedAggregateAndANumber(t *testing.T) {
+	b := exampleBundle(t)
+	tb, err := NewToolbox(context.Background(), b, duck.SandboxLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tb.Close() })
+	for _, args := range []string{
+		`{"table":"orders","columns":["customer"],"having":{"op":">","value":"1"}}`,
+		`{"table":"orders","aggregate":{"fn":"count","column":"order_id"},"having":{"op":">","value":"1"}}`,
+		`{"table":"orders","group_by":["customer"],"aggregate":{"fn":"count","column":"order_id"},"having":{"op":"contains","value":"1"}}`,
+		`{"table":"orders","group_by":["customer"],"aggregate":{"fn":"count","column":"order_id"},"having":{"op":">","value":"NaN"}}`,
+		`{"table":"orders","group_by":["customer"],"aggregate":{"fn":"count","column":"order_id"},"having":{"op":">","value":"1 OR 1=1"}}`,
+		`{"table":"orders","group_by":["customer"],"aggregate":{"fn":"count","column":"order_id"},"having":{"op":">","value":"1e9"}}`,
+	} {
+		_, err := tb.Call(context.Background(), ToolSelect, json.RawMessage(args))
+		var ce *CallError
+		if !errors.As(err, &ce) || ce.Kind != FailMalformed {
+			t.Errorf("%s: error %v, want malformed", args, err)
 		}
 	}
 }
