@@ -401,3 +401,21 @@ func TestAgentActionModel_KeepsTheGroupsTheQuestionCounts(t *testing.T) {
 		t.Errorf("answer %q holds a customer with fewer than 7 orders", ans.Text)
 	}
 }
+
+// TestAgentActionModel_MatchesPartOfANameAsContains: an = filter on part
+// of the name its column holds matches nothing, and runs again as
+// contains. (The action model is scripted.)
+func TestAgentActionModel_MatchesPartOfANameAsContains(t *testing.T) {
+	call := `{"tool":"select","args":{"table":"parts","columns":["unit_cost_eur"],"where":[{"column":"name","op":"=","value":"frame TR5"}]}}`
+	ans := askExample(t, script(actionModel, call), "What does the frame TR5 cost per unit?")
+	if !ans.Answered || len(ans.Steps) != 3 || ans.Steps[1].By != StepByKgforge {
+		t.Fatalf("steps %+v; want the model's query, kgforge's with contains, the answer", ans.Steps)
+	}
+	var q selectCall
+	if json.Unmarshal(ans.Steps[1].Args, &q) != nil || len(q.Where) != 1 || q.Where[0].Op != "contains" || q.Where[0].Column != "name" {
+		t.Errorf("kgforge's query %s; want name contains frame TR5", ans.Steps[1].Args)
+	}
+	if !strings.HasPrefix(ans.Text, "142") { // Aluminium frame TR5 in parts.csv
+		t.Errorf("answer %q, want 142", ans.Text)
+	}
+}

@@ -192,8 +192,10 @@ const maxFilterMoves = 3
 // than the one that holds it ("Spain" on supplier_id), or a filter whose
 // value the question does not name at all, copied from the listing's
 // samples ("Argentina" for "Which country is Kaiga-4 built in?"). When
-// the typed query's filters match no row, kgforge runs it again with a
-// filter (= or contains) moved to another column the query's table offers
+// the typed query's filters match no row, kgforge runs it again with an
+// = filter whose value is part of a linked value of its own column as
+// contains ("Eden Street" for "On or near Eden Street"); failing that,
+// with a filter (= or contains) moved to another column the query's table offers
 // (its own or a joined table's) whose linked values (linkValues) hold the
 // filter's value; failing that, with a filter whose value the question
 // does not write replaced by a linked value the question writes whole,
@@ -212,18 +214,28 @@ func (r *run) moveFilter(ctx context.Context, args json.RawMessage, out string) 
 	type rewrite struct {
 		i int // the filter rewritten
 		linkedFilter
+		op string // "" keeps the filter's own (but see below)
 	}
 	var tries []rewrite
 	for i, w := range c.Where {
 		if w.Op != "=" && w.Op != "contains" || strings.TrimSpace(w.Value) == "" {
 			continue
 		}
+		// Part of a value its own column holds ("Eden Street" for "On or
+		// near Eden Street"): the same filter as contains.
+		if own := r.linkedOf(c.Table, w.Column); w.Op == "=" {
+			if _, equal := linkedMatch(own, "=", w.Value); !equal {
+				if _, part := linkedMatch(own, "contains", w.Value); part {
+					tries = append(tries, rewrite{i, linkedFilter{w.Column, w.Value}, "contains"})
+				}
+			}
+		}
 		for _, col := range columns {
 			if col == w.Column {
 				continue
 			}
 			if value, found := linkedMatch(r.linkedOf(c.Table, col), w.Op, w.Value); found {
-				tries = append(tries, rewrite{i, linkedFilter{col, value}})
+				tries = append(tries, rewrite{i, linkedFilter{col, value}, ""})
 			}
 		}
 	}
@@ -235,15 +247,15 @@ func (r *run) moveFilter(ctx context.Context, args json.RawMessage, out string) 
 		}
 		for _, f := range whole {
 			if f.column != w.Column || !strings.EqualFold(f.value, w.Value) {
-				named = append(named, rewrite{i, f})
+				named = append(named, rewrite{i, f, ""})
 			}
 		}
 	}
 	slices.SortStableFunc(named, func(a, b rewrite) int { return len(b.value) - len(a.value) })
 	tries = append(tries, named...)
 	for _, t := range tries[:min(len(tries), maxFilterMoves)] {
-		op := "" // the filter's own
-		if w := c.Where[t.i]; w.Op == "contains" && !strings.EqualFold(t.value, w.Value) {
+		op := t.op // "": the filter's own
+		if w := c.Where[t.i]; op == "" && w.Op == "contains" && !strings.EqualFold(t.value, w.Value) {
 			op = "="
 		}
 		m, ok := withFilter(args, t.i, t.column, op, t.value)
