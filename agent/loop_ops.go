@@ -556,15 +556,34 @@ const orderColumnWindow = 4
 // "oldest" and "youngest", the one numeric column with "age" in its name
 // ("the youngest animal": pet_age). "" when none or more than one fits.
 func superlativeColumn(question string, columns []string, types map[string]string) string {
-	ws := strings.FieldsFunc(strings.ToLower(question), func(r rune) bool { return !isWordRune(r) })
-	found := ""
-	for i, w := range ws {
-		ages := w == "oldest" || w == "youngest"
-		if !ages && (!slices.Contains(descWords, w) && !slices.Contains(ascWords, w) || w == "descending" || w == "ascending") {
-			continue
+	col, _ := namedAfter(question, columns, types, func(w string) string {
+		switch {
+		case w == "oldest" || w == "youngest":
+			return "age"
+		case w == "descending" || w == "ascending":
+			return ""
+		case slices.Contains(descWords, w) || slices.Contains(ascWords, w):
+			return w
 		}
-		if i > 0 && ws[i-1] == "at" {
-			continue // "at most 4"
+		return ""
+	})
+	return col
+}
+
+// namedAfter finds the column a question names after a trigger word: the
+// one numeric or date column (among columns, their SQL types in types)
+// every word of whose name (columnWords) stands in the orderColumnWindow
+// words after a word trigger returns non-empty for, or, when trigger
+// returns "age", the one numeric column with "age" in its name. A trigger
+// right after "at" ("at most 4") does not count. It returns the column
+// and what trigger returned for the word that named it; "" when none, or
+// more than one column fits.
+func namedAfter(question string, columns []string, types map[string]string, trigger func(w string) string) (column, by string) {
+	ws := strings.FieldsFunc(strings.ToLower(question), func(r rune) bool { return !isWordRune(r) })
+	for i, w := range ws {
+		tr := trigger(w)
+		if tr == "" || i > 0 && ws[i-1] == "at" {
+			continue
 		}
 		after := uniq(words(strings.Join(ws[i+1:min(len(ws), i+1+orderColumnWindow)], " ")))
 		for _, col := range columns {
@@ -572,25 +591,41 @@ func superlativeColumn(question string, columns []string, types map[string]strin
 			if !numericType(t) && !dateType(t) {
 				continue
 			}
-			_, name, joined := strings.Cut(col, ".")
-			if !joined {
-				name = col
-			}
-			cw := words(name)
+			cw := columnWords(col)
 			fits := len(cw) > 0 && allIn(cw, after)
-			if ages {
+			if tr == "age" {
 				fits = numericType(t) && slices.Contains(cw, "age")
 			}
-			if !fits || col == found {
+			if !fits || col == column {
 				continue
 			}
-			if found != "" {
-				return "" // two columns fit: none is the one
+			if column != "" {
+				return "", "" // two columns fit: none is the one
 			}
-			found = col
+			column, by = col, tr
 		}
 	}
-	return found
+	return column, by
+}
+
+// abbreviations are the short forms column names use for a question's
+// words ("Num_of_Staff": the number of staff).
+var abbreviations = map[string]string{"num": "number", "nbr": "number", "qty": "quantity", "amt": "amount", "avg": "average", "pct": "percent"}
+
+// columnWords are the words of a column's name (a joined table's column
+// without its table), abbreviations written out.
+func columnWords(col string) []string {
+	_, name, joined := strings.Cut(col, ".")
+	if !joined {
+		name = col
+	}
+	ws := words(name)
+	for i, w := range ws {
+		if long, ok := abbreviations[w]; ok {
+			ws[i] = long
+		}
+	}
+	return ws
 }
 
 // dateType reports whether a column's SQL type holds dates or times.
@@ -744,5 +779,37 @@ func (r *run) havingCount(ctx context.Context, args json.RawMessage) (kept json.
 		return nil, "", nil
 	}
 	m["having"] = map[string]any{"op": op, "value": value}
+	return r.rerun(ctx, m)
+}
+
+// aggregateWords are the words a question asks for an aggregate with,
+// and its function.
+var aggregateWords = map[string]string{
+	"average": "avg", "mean": "avg", "total": "sum", "sum": "sum",
+	"maximum": "max", "max": "max", "minimum": "min", "min": "min",
+}
+
+// aggregateColumn repairs the column a typed query aggregates: "What is
+// the average age of the visitors …?" written as the average of
+// Level_of_membership. When a word of aggregateWords names a numeric
+// column in the words after it (namedAfter: "average age", "the total
+// number of tickets"), and the query takes an average, sum, maximum or
+// minimum of another column, kgforge runs it again on that column with
+// that word's function, as a step of its own (Step.By). A count is left
+// alone. fixed is that query, nil when none.
+func (r *run) aggregateColumn(ctx context.Context, args json.RawMessage) (fixed json.RawMessage, result string, err error) {
+	c, t := r.queryTable(args)
+	if t == nil || c.Aggregate == nil || c.Aggregate.Fn == "count" || c.Aggregate.Fn == "count_distinct" {
+		return nil, "", nil
+	}
+	col, fn := namedAfter(r.ans.Question, t.columns, t.types, func(w string) string { return aggregateWords[w] })
+	if col == "" || !numericType(t.types[col]) || col == c.Aggregate.Column && fn == c.Aggregate.Fn {
+		return nil, "", nil
+	}
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return nil, "", nil
+	}
+	m["aggregate"] = map[string]any{"fn": fn, "column": col}
 	return r.rerun(ctx, m)
 }

@@ -419,3 +419,39 @@ func TestAgentActionModel_MatchesPartOfANameAsContains(t *testing.T) {
 		t.Errorf("answer %q, want 142", ans.Text)
 	}
 }
+
+func TestAggregateColumnNamed(t *testing.T) {
+	cols := []string{"Age", "Level_of_membership", "Num_of_ticket", "Total_spent", "Name"}
+	types := map[string]string{"Age": "BIGINT", "Level_of_membership": "BIGINT", "Num_of_ticket": "BIGINT", "Total_spent": "DOUBLE", "Name": "VARCHAR"}
+	trigger := func(w string) string { return aggregateWords[w] }
+	for q, want := range map[string][2]string{
+		"What is the average age of the visitors whose level is not higher than 4?": {"Age", "avg"},
+		"What is the total number of tickets bought?":                               {"Num_of_ticket", "sum"},
+		"What is the maximum age and the minimum age?":                              {"Age", "max"}, // one column, named twice
+		"What is the total ticket expense?":                                         {"", ""},       // no column's every word
+		"What is the average age and the average number of tickets?":                {"", ""},       // two columns
+	} {
+		col, fn := namedAfter(q, cols, types, trigger)
+		if col != want[0] || fn != want[1] {
+			t.Errorf("%q: %q %q, want %q %q", q, col, fn, want[0], want[1])
+		}
+	}
+}
+
+// TestAgentActionModel_AggregatesTheColumnTheQuestionNames: an average of
+// another column than the one the question names runs again on it.
+// (The action model is scripted.)
+func TestAgentActionModel_AggregatesTheColumnTheQuestionNames(t *testing.T) {
+	call := `{"tool":"select","args":{"table":"parts","aggregate":{"fn":"avg","column":"unit_cost_eur"}}}`
+	ans := askExample(t, script(actionModel, call), "What is the maximum rating of the suppliers of the parts?")
+	if !ans.Answered || len(ans.Steps) != 3 || ans.Steps[1].By != StepByKgforge {
+		t.Fatalf("steps %+v; want the model's average, kgforge's maximum rating, the answer", ans.Steps)
+	}
+	var q selectCall
+	if json.Unmarshal(ans.Steps[1].Args, &q) != nil || q.Aggregate == nil || q.Aggregate.Column != "suppliers.rating" || q.Aggregate.Fn != "max" {
+		t.Errorf("kgforge's query %s; want max of suppliers.rating", ans.Steps[1].Args)
+	}
+	if ans.Text != "4.7" { // Tagus Composites in suppliers.csv
+		t.Errorf("answer %q, want 4.7", ans.Text)
+	}
+}
