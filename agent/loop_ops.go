@@ -813,3 +813,45 @@ func (r *run) aggregateColumn(ctx context.Context, args json.RawMessage) (fixed 
 	m["aggregate"] = map[string]any{"fn": fn, "column": col}
 	return r.rerun(ctx, m)
 }
+
+// addSuperlative repairs a superlative question answered without an
+// order: "What is the hometown of the youngest teacher?" written as a
+// filter on a hometown the question never names. When the typed query
+// has no order, no aggregate and no group, and the question's
+// superlative names a column (superlativeColumn), kgforge runs it again
+// ordered by that column the way the question asks (questionDirection)
+// and cut to the first row (or "top N"), without the filters whose value
+// neither the question nor an earlier result wrote (groundedValue: copied
+// from the listing's samples), as a step of its own (Step.By). ordered
+// is that query, nil when none.
+func (r *run) addSuperlative(ctx context.Context, args json.RawMessage) (ordered json.RawMessage, result string, err error) {
+	c, t := r.queryTable(args)
+	if t == nil || c.OrderBy != nil || c.Aggregate != nil || len(c.GroupBy) > 0 {
+		return nil, "", nil
+	}
+	col := superlativeColumn(r.ans.Question, t.columns, t.types)
+	if col == "" {
+		return nil, "", nil
+	}
+	desc, ok := questionDirection(r.ans.Question, col)
+	if !ok {
+		return nil, "", nil
+	}
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return nil, "", nil
+	}
+	var where []any
+	for i, w := range c.Where {
+		if r.groundedValue(w.Value) {
+			where = append(where, filterAt(m, i))
+		}
+	}
+	delete(m, "where")
+	if len(where) > 0 {
+		m["where"] = where
+	}
+	m["order_by"] = map[string]any{"column": col, "desc": desc}
+	m["limit"] = topCount(r.ans.Question)
+	return r.rerun(ctx, m)
+}

@@ -455,3 +455,21 @@ func TestAgentActionModel_AggregatesTheColumnTheQuestionNames(t *testing.T) {
 		t.Errorf("answer %q, want 4.7", ans.Text)
 	}
 }
+
+// TestAgentActionModel_OrdersASuperlativeTheModelFiltered: a superlative
+// question written as a filter on a value the question never names runs
+// again ordered by the column the superlative names, without that
+// filter; a filter the question writes stays. (The action model is
+// scripted.)
+func TestAgentActionModel_OrdersASuperlativeTheModelFiltered(t *testing.T) {
+	call := `{"tool":"select","args":{"table":"suppliers","columns":["country"],"where":[{"column":"name","op":"=","value":"Atlas Saddles"}]}}`
+	ans := askExample(t, script(actionModel, call), "Which country is the supplier with the lowest rating in?")
+	if !ans.Answered || len(ans.Steps) != 3 || ans.Steps[1].By != StepByKgforge || ans.Text != "United Kingdom" { // Kestrel Alloys, 3.2
+		t.Errorf("steps %+v, answer %q; want kgforge's query by rating without the filter, United Kingdom", ans.Steps, ans.Text)
+	}
+	call = `{"tool":"select","args":{"table":"suppliers","columns":["name"],"where":[{"column":"part_category","op":"=","value":"frames"}]}}`
+	ans = askExample(t, script(actionModel, call), "Which supplier of frames has the highest rating?")
+	if !ans.Answered || len(ans.Steps) != 3 || ans.Text != "Tagus Composites" { // 4.7 against Kestrel's 3.2
+		t.Errorf("steps %+v, answer %q; want the frames filter kept, Tagus Composites", ans.Steps, ans.Text)
+	}
+}
