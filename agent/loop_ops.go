@@ -406,7 +406,7 @@ var (
 // leaves them out.
 func questionDirection(question, column string) (desc, ok bool) {
 	ws := strings.FieldsFunc(strings.ToLower(question), func(r rune) bool { return !isWordRune(r) })
-	cw := strings.FieldsFunc(strings.ToLower(column), func(r rune) bool { return !unicode.IsLetter(r) })
+	cw := columnWords(column)
 	ages := slices.ContainsFunc(cw, func(w string) bool { return slices.Contains(ageWords, w) })
 	dates := slices.ContainsFunc(cw, func(w string) bool { return slices.Contains(dateWords, w) })
 	seenDesc, seenAsc := false, false

@@ -178,9 +178,10 @@ func TestQuestionDirection(t *testing.T) {
 		{"Who is the oldest teacher?", "Age", true, true},
 		{"Who is the oldest teacher?", "Birth_Date", false, true},
 		{"Who is the youngest teacher?", "Birth_Date", true, true},
-		{"Who is the oldest teacher?", "Name", false, false},         // the column decides, and says nothing
-		{"Who is the oldest teacher?", "", false, false},             // an aggregate: no age or date
-		{"Which parts cost at most 50 euros?", "cost", false, false}, // a comparator, not a superlative
+		{"Who is the youngest teacher?", "teacher.BirthDate", true, true}, // camelCase, a joined table's column
+		{"Who is the oldest teacher?", "Name", false, false},              // the column decides, and says nothing
+		{"Who is the oldest teacher?", "", false, false},                  // an aggregate: no age or date
+		{"Which parts cost at most 50 euros?", "cost", false, false},      // a comparator, not a superlative
 		{"Which suppliers have at least 3 parts?", "", false, false},
 		{"What are the maximum and minimum ages?", "Age", false, false}, // both ways
 		{"Which supplier supplies the battery pack?", "name", false, false},
