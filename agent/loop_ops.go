@@ -197,6 +197,12 @@ func (r *run) fixOps(ctx context.Context, args json.RawMessage) (fixed json.RawM
 	return r.rerun(ctx, m)
 }
 
+// lowerWords splits text into its lower-case words: runs of letters and
+// digits, every other rune a break ("at most 4" → at, most, 4).
+func lowerWords(text string) []string {
+	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !isWordRune(r) })
+}
+
 // orderedValue reports whether a filter value reads as a number or an ISO
 // date (2025-01-31, 2025-01, 2025), which order operators compare.
 func orderedValue(v string) bool {
@@ -237,7 +243,7 @@ var (
 // by their age", "… ordered by age") and for no first or last of them (no
 // superlative, no "top", "first", "one").
 func asksOrderedList(question string) bool {
-	ws := strings.FieldsFunc(strings.ToLower(question), func(r rune) bool { return !isWordRune(r) })
+	ws := lowerWords(question)
 	joined := " " + strings.Join(ws, " ") + " "
 	sorted := slices.ContainsFunc(sortPhrases, func(p string) bool { return strings.Contains(joined, " "+p+" ") })
 	for _, w := range ws {
@@ -405,7 +411,7 @@ var (
 // is the largest; a date or year: the earliest); "" or any other column
 // leaves them out.
 func questionDirection(question, column string) (desc, ok bool) {
-	ws := strings.FieldsFunc(strings.ToLower(question), func(r rune) bool { return !isWordRune(r) })
+	ws := lowerWords(question)
 	cw := columnWords(column)
 	ages := slices.ContainsFunc(cw, func(w string) bool { return slices.Contains(ageWords, w) })
 	dates := slices.ContainsFunc(cw, func(w string) bool { return slices.Contains(dateWords, w) })
@@ -472,7 +478,7 @@ var numberWords = []string{"one", "two", "three", "four", "five", "six", "seven"
 // topCount returns how many rows a question's superlative asks for: the
 // number after "top" ("the top five states": 5, "top 3": 3), else 1.
 func topCount(question string) int {
-	ws := strings.FieldsFunc(strings.ToLower(question), func(r rune) bool { return !isWordRune(r) })
+	ws := lowerWords(question)
 	for i := 0; i+1 < len(ws); i++ {
 		if ws[i] != "top" {
 			continue
@@ -499,7 +505,7 @@ func (r *run) rankGroups(ctx context.Context, args json.RawMessage) (ranked json
 	if columns == nil || len(c.GroupBy) == 0 || c.Aggregate == nil || c.OrderBy != nil || c.Limit > 0 {
 		return nil, "", nil
 	}
-	ws := strings.FieldsFunc(strings.ToLower(r.ans.Question), func(r rune) bool { return !isWordRune(r) })
+	ws := lowerWords(r.ans.Question)
 	if slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(everyGroupWords, w) }) {
 		return nil, "", nil
 	}
@@ -528,7 +534,7 @@ func (r *run) countDistinct(ctx context.Context, args json.RawMessage) (counted 
 	if columns == nil || c.Aggregate == nil || c.Aggregate.Fn != "count" {
 		return nil, "", nil
 	}
-	ws := strings.FieldsFunc(strings.ToLower(r.ans.Question), func(r rune) bool { return !isWordRune(r) })
+	ws := lowerWords(r.ans.Question)
 	if !slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(distinctWords, w) }) {
 		return nil, "", nil
 	}
@@ -579,7 +585,7 @@ func superlativeColumn(question string, columns []string, types map[string]strin
 // and what trigger returned for the word that named it; "" when none, or
 // more than one column fits.
 func namedAfter(question string, columns []string, types map[string]string, trigger func(w string) string) (column, by string) {
-	ws := strings.FieldsFunc(strings.ToLower(question), func(r rune) bool { return !isWordRune(r) })
+	ws := lowerWords(question)
 	for i, w := range ws {
 		tr := trigger(w)
 		if tr == "" || i > 0 && ws[i-1] == "at" {
@@ -683,7 +689,7 @@ func (r *run) rankByCount(ctx context.Context, args json.RawMessage) (counted js
 	if o := c.OrderBy.Column; o == "aggregate" || numericType(t.types[o]) || dateType(t.types[o]) || numericType(t.types[col]) {
 		return nil, "", nil
 	}
-	ws := strings.FieldsFunc(strings.ToLower(r.ans.Question), func(r rune) bool { return !isWordRune(r) })
+	ws := lowerWords(r.ans.Question)
 	counts := false
 	for i, w := range ws {
 		counts = counts || countWords[w] && (i == 0 || ws[i-1] != "at")

@@ -579,7 +579,7 @@ func (r *run) nameKey(ctx context.Context, args json.RawMessage, out string) (na
 	if columns == nil || len(c.Columns) != 1 || c.Aggregate != nil || len(c.GroupBy) > 0 {
 		return nil, "", nil
 	}
-	words := strings.FieldsFunc(strings.ToLower(r.ans.Question), func(r rune) bool { return !isWordRune(r) })
+	words := lowerWords(r.ans.Question)
 	if slices.ContainsFunc(words, func(w string) bool { return slices.Contains(keyWords, w) }) {
 		return nil, "", nil
 	}
