@@ -497,9 +497,10 @@ func topCount(question string) int {
 // every group: "Which year has the most concerts?" written as a count per
 // year. The groups are ordered by the aggregate the way the question asks
 // (questionDirection) and cut to the first (or the "top N"), and kgforge
-// runs that query as a step of its own (Step.By). A question that asks for
-// each group ("for each", "per", "every", "all") is left alone. ranked is
-// that query, nil when none.
+// runs that query as a step of its own (Step.By), grouped only by the
+// group columns the question names when it names some but not all. A
+// question that asks for each group ("for each", "per", "every", "all")
+// is left alone. ranked is that query, nil when none.
 func (r *run) rankGroups(ctx context.Context, args json.RawMessage) (ranked json.RawMessage, result string, err error) {
 	c, columns := r.typedQuery(args)
 	if columns == nil || len(c.GroupBy) == 0 || c.Aggregate == nil || c.OrderBy != nil || c.Limit > 0 {
@@ -517,9 +518,29 @@ func (r *run) rankGroups(ctx context.Context, args json.RawMessage) (ranked json
 	if json.Unmarshal(args, &m) != nil {
 		return nil, "", nil
 	}
+	// Groups by columns the question names, when it names some but not
+	// all: "the most common hometown of teachers" grouped by name and
+	// hometown ranks every teacher.
+	named := namedColumns(r.ans.Question, c.GroupBy)
+	if len(named) > 0 && len(named) < len(c.GroupBy) {
+		m["group_by"], m["columns"] = named, named
+	}
 	m["order_by"] = map[string]any{"column": "aggregate", "desc": desc}
 	m["limit"] = topCount(r.ans.Question)
 	return r.rerun(ctx, m)
+}
+
+// namedColumns returns the columns every word of whose name
+// (columnWords) the question writes.
+func namedColumns(question string, columns []string) []string {
+	qw := uniq(words(question))
+	var out []string
+	for _, col := range columns {
+		if cw := columnWords(col); len(cw) > 0 && allIn(cw, qw) {
+			out = append(out, col)
+		}
+	}
+	return out
 }
 
 // distinctWords say that a question counts different values.

@@ -474,3 +474,14 @@ func TestAgentActionModel_OrdersASuperlativeTheModelFiltered(t *testing.T) {
 		t.Errorf("steps %+v, answer %q; want the frames filter kept, Tagus Composites", ans.Steps, ans.Text)
 	}
 }
+
+// TestAgentActionModel_RanksTheGroupTheQuestionNames: a count per
+// customer and product, for a question about the most common product,
+// is ranked per product alone. (The action model is scripted.)
+func TestAgentActionModel_RanksTheGroupTheQuestionNames(t *testing.T) {
+	call := `{"tool":"select","args":{"table":"orders","columns":["customer","product"],"group_by":["customer","product"],"aggregate":{"fn":"count","column":"order_id"}}}`
+	ans := askExample(t, script(actionModel, call), "What is the most common product in the orders?")
+	if !ans.Answered || len(ans.Steps) != 3 || !strings.HasPrefix(ans.Text, "Trail 500") { // 13 of the 40 orders
+		t.Errorf("steps %+v, answer %q; want kgforge's count per product, Trail 500", ans.Steps, ans.Text)
+	}
+}
