@@ -115,6 +115,9 @@ func TestSelect_NamesOnlyWhatExists(t *testing.T) {
 	if err := json.Unmarshal(sel.Grammar, &schema); err != nil {
 		t.Fatal(err)
 	}
+	if strings.Contains(string(sel.Grammar), `"having"`) {
+		t.Error("the grammar offers having, which the action model never learnt (kgforge's repairs write it)")
+	}
 	var parts []string
 	for _, br := range schema.AnyOf {
 		if slices.Equal(br.Properties.Table.Enum, []string{"parts"}) {
