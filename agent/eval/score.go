@@ -36,7 +36,9 @@ const maxNumbers = 3
 //   - percent: as number, with the answer's numbers also read as fractions
 //     or percentages (0.25 matches 25 and 25 matches 0.25);
 //   - bool: the first yes/true/no/false/not word of the answer;
-//   - text: the gold phrase (or an alias), normalised, is in the answer;
+//   - text: the gold phrase (or an alias), normalised, is in the answer,
+//     and the answer names at most five items (more is a list that holds
+//     it among others: a guess and wrong);
 //   - list: the answer's items equal the gold set: every gold item is
 //     named, and no item outside it (pieces between commas, semicolons,
 //     line breaks, "and", "or"; words of the question and framing words
@@ -239,7 +241,16 @@ func scoreBool(q *Question, answer string) Verdict {
 	return verdict(got == q.gold.truth, "")
 }
 
+// maxTextItems is the most items a text answer may name (pieces between
+// commas, semicolons and line breaks with a word that is not a number):
+// more is a list that holds the gold value among others (every group of
+// a table, one of which is the one asked for), a guess and wrong.
+const maxTextItems = 5
+
 func scoreText(q *Question, answer string) Verdict {
+	if n := textItems(answer); n > maxTextItems {
+		return verdict(false, fmt.Sprintf("%d items in the answer: a guess", n))
+	}
 	ws := words(answer)
 	for _, g := range append([]string{q.gold.text}, q.Aliases...) {
 		if indexWords(ws, words(g)) >= 0 {
@@ -247,6 +258,28 @@ func scoreText(q *Question, answer string) Verdict {
 		}
 	}
 	return verdict(false, fmt.Sprintf("%q is not in the answer", q.gold.text))
+}
+
+// textItems counts the distinct pieces of an answer between separators
+// (tokens' sepToken) that hold a word other than a number.
+func textItems(answer string) int {
+	seen := map[string]bool{}
+	var piece []string
+	flush := func() {
+		if slices.ContainsFunc(piece, func(w string) bool { _, err := strconv.ParseFloat(w, 64); return err != nil }) {
+			seen[strings.Join(piece, " ")] = true
+		}
+		piece = piece[:0]
+	}
+	for _, t := range tokens(answer) {
+		if t == sepToken {
+			flush()
+			continue
+		}
+		piece = append(piece, t)
+	}
+	flush()
+	return len(seen)
 }
 
 // words normalises s into lowercase words without accents or

@@ -136,6 +136,9 @@ func TestScore_TextNormalised(t *testing.T) {
 		{"alias", "Ms. Sousa", true},
 		{"part of a longer word is not it", "Sousaphone", false},
 		{"other", "Ana Ferreira", false},
+		{"with what the result shows beside it", "Marta Sousa, CEO, 2019, Porto", true},
+		{"among every row of a table: a guess", "Ana Ferreira, 1; Marta Sousa, 1; Rui Costa, 1; Petra Novak, 1; Jan Horak, 1; Eva Dvorak, 1", false},
+		{"numbers do not count as items", "Marta Sousa, 1, 2, 3, 4, 5, 6", true},
 	})
 	accent := q(t, KindText, "Which plant?", "Dvořáková")
 	runScoreCases(t, accent, []scoreCase{
