@@ -577,9 +577,10 @@ func (r *run) countDistinct(ctx context.Context, args json.RawMessage) (counted 
 const orderColumnWindow = 4
 
 // superlativeColumn returns the column a question's superlative ranks
-// by: the one numeric or date column (among columns, their SQL types in
-// types) every word of whose name stands in the few words after a
-// superlative ("the car with the largest accelerate": Accelerate); for
+// by: the one numeric column (or date column, after "latest", "newest",
+// "earliest"; among columns, their SQL types in types) every word of
+// whose name stands in the few words after a superlative ("the car with
+// the largest accelerate": Accelerate); for
 // "oldest" and "youngest", the one numeric column with "age" in its name
 // ("the youngest animal": pet_age). "" when none or more than one fits.
 func superlativeColumn(question string, columns []string, types map[string]string) string {
@@ -598,7 +599,9 @@ func superlativeColumn(question string, columns []string, types map[string]strin
 }
 
 // namedAfter finds the column a question names after a trigger word: the
-// one numeric or date column (among columns, their SQL types in types)
+// one numeric column, or date column after a temporal superlative
+// (temporalWords: "the latest order date", not "the most units ordered"
+// for ordered_on), among columns (their SQL types in types),
 // every word of whose name (columnWords) stands in the orderColumnWindow
 // words after a word trigger returns non-empty for, or, when trigger
 // returns "age", the one numeric column with "age" in its name. A trigger
@@ -615,8 +618,8 @@ func namedAfter(question string, columns []string, types map[string]string, trig
 		after := uniq(words(strings.Join(ws[i+1:min(len(ws), i+1+orderColumnWindow)], " ")))
 		for _, col := range columns {
 			t := types[col]
-			if !numericType(t) && !dateType(t) {
-				continue
+			if !numericType(t) && (!dateType(t) || !temporalWords[tr]) {
+				continue // a date is ranked by "latest", not by "most"
 			}
 			cw := columnWords(col)
 			fits := len(cw) > 0 && allIn(cw, after)
@@ -634,6 +637,9 @@ func namedAfter(question string, columns []string, types map[string]string, trig
 	}
 	return column, by
 }
+
+// temporalWords are the superlatives that rank dates.
+var temporalWords = map[string]bool{"latest": true, "newest": true, "earliest": true}
 
 // abbreviations are the short forms column names use for a question's
 // words ("Num_of_Staff": the number of staff).

@@ -309,8 +309,8 @@ func TestAgentActionModel_MovesTheFilterOfACountOfNothing(t *testing.T) {
 }
 
 func TestSuperlativeColumn(t *testing.T) {
-	cols := []string{"Horsepower", "Accelerate", "Model", "pet_age", "weight", "PetType", "people.Height", "Year"}
-	types := map[string]string{"Horsepower": "DOUBLE", "Accelerate": "DOUBLE", "Model": "VARCHAR", "pet_age": "BIGINT", "weight": "DOUBLE", "PetType": "VARCHAR", "people.Height": "DOUBLE", "Year": "BIGINT"}
+	cols := []string{"Horsepower", "Accelerate", "Model", "pet_age", "weight", "PetType", "people.Height", "Year", "ordered_on"}
+	types := map[string]string{"Horsepower": "DOUBLE", "Accelerate": "DOUBLE", "Model": "VARCHAR", "pet_age": "BIGINT", "weight": "DOUBLE", "PetType": "VARCHAR", "people.Height": "DOUBLE", "Year": "BIGINT", "ordered_on": "DATE"}
 	for q, want := range map[string]string{
 		"What is the horsepower of the car with the largest accelerate?":       "Accelerate",
 		"What type of pet is the youngest animal, and how much does it weigh?": "pet_age",
@@ -320,6 +320,8 @@ func TestSuperlativeColumn(t *testing.T) {
 		"Which state performs best?":                                           "", // no superlative counted
 		"Which model has the most versions?":                                   "", // no column named
 		"Which pets weigh at most 10?":                                         "", // a comparator
+		"Which car has the most units ordered?":                                "", // a date is not ranked by "most"
+		"Which car was the latest ordered?":                                    "ordered_on",
 	} {
 		if got := superlativeColumn(q, cols, types); got != want {
 			t.Errorf("%q: %q, want %q", q, got, want)
