@@ -60,9 +60,9 @@ demo: build services
 	$(BIN) query --bundle out/bikeco "$(FACTS_SQL)"
 	@echo
 	@echo "== kgforge ask --bundle out/bikeco $(ASK_FLAGS) \"$(QUESTION)\""
-	@echo "   (kgforge-agent is kgforge's 270M action model and still weak: on Spider databases it never saw it was"
-	@echo "    right on 11 of 25 questions, with repairs written from 5 of them, on 2 of this example's 23"
-	@echo "    (docs/benchmarks.md): check its answer against"
+	@echo "   (kgforge-agent is kgforge's 270M action model and still weak: on Spider databases it never trained on it"
+	@echo "    was right on 9 of 25 questions (its repairs were written from those databases' questions), on 1 of 20"
+	@echo "    TAT-QA questions and on 2 of this example's 23 (docs/benchmarks.md): check its answer against"
 	@echo "    the rows it shows;"
 	@echo "    --model takes any Ollama model: docs/agent.md)"
 	$(BIN) ask --bundle out/bikeco $(ASK_FLAGS) "$(QUESTION)" || [ $$? -eq 6 ]  # 6: no answer (docs/agent.md)
