@@ -70,6 +70,7 @@ type run struct {
 	logprobs    []float64           // the log probabilities of the last turn's reply, when the format asked
 	linked      map[string][]string // the values the question names, by table and column (linkValues), for the action model
 	data        []kg.Table          // the bundle's data tables, once dataTables has read them
+	schema      []selectTable       // the typed query's tables over data, once queryTable has built them (read only)
 }
 
 // Ask runs the tool loop for one question: the model calls tools until it

@@ -452,23 +452,26 @@ func (r *run) typedQuery(args json.RawMessage) (selectCall, []string) {
 }
 
 // queryTable parses a typed query and returns its table as the typed
-// query offers it (columns and their types); nil when the query or its
+// query offers it (columns and their types; the caller must not change
+// it: the schema is built once per question); nil when the query or its
 // table is not one kgforge can repair.
 func (r *run) queryTable(args json.RawMessage) (selectCall, *selectTable) {
 	var c selectCall
 	if json.Unmarshal(args, &c) != nil {
 		return c, nil
 	}
-	data, err := r.dataTables()
-	if err != nil {
-		return c, nil
+	if r.schema == nil {
+		data, err := r.dataTables()
+		if err != nil {
+			return c, nil
+		}
+		r.schema = selectSchema(data) // once per question: every repair of every turn reads it
 	}
-	tables := selectSchema(data)
-	ti := slices.IndexFunc(tables, func(t selectTable) bool { return t.name == c.Table })
+	ti := slices.IndexFunc(r.schema, func(t selectTable) bool { return t.name == c.Table })
 	if ti < 0 {
 		return c, nil
 	}
-	return c, &tables[ti]
+	return c, &r.schema[ti]
 }
 
 // linkedFilter is a filter kgforge may write: a column and a value linked
