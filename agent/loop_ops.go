@@ -309,11 +309,7 @@ func questionComparisons(question string, columns []string, types map[string]str
 			if !numericType(types[col]) {
 				continue
 			}
-			_, name, joined := strings.Cut(col, ".")
-			if !joined {
-				name = col
-			}
-			cw := words(name)
+			cw := words(columnName(col))
 			if len(cw) == 0 || !allIn(cw, near) {
 				continue
 			}
@@ -645,14 +641,19 @@ var temporalWords = map[string]bool{"latest": true, "newest": true, "earliest": 
 // words ("Num_of_Staff": the number of staff).
 var abbreviations = map[string]string{"num": "number", "nbr": "number", "qty": "quantity", "amt": "amount", "avg": "average", "pct": "percent"}
 
-// columnWords are the words of a column's name (a joined table's column
-// without its table), abbreviations written out.
-func columnWords(col string) []string {
-	_, name, joined := strings.Cut(col, ".")
-	if !joined {
-		name = col
+// columnName is a typed query's column without its table ("people.Height":
+// Height).
+func columnName(col string) string {
+	if _, name, joined := strings.Cut(col, "."); joined {
+		return name
 	}
-	ws := words(name)
+	return col
+}
+
+// columnWords are the words of a column's name (columnName),
+// abbreviations written out.
+func columnWords(col string) []string {
+	ws := words(columnName(col))
 	for i, w := range ws {
 		if long, ok := abbreviations[w]; ok {
 			ws[i] = long
@@ -740,11 +741,14 @@ func (r *run) rankByCount(ctx context.Context, args json.RawMessage) (counted js
 }
 
 // countNumbers are the counts a question may write in words ("at least
-// two teachers", "more than once").
-var countNumbers = map[string]int{
-	"once": 1, "twice": 2, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
-	"six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
-}
+// two teachers", "more than once"): numberWords, "once" and "twice".
+var countNumbers = func() map[string]int {
+	m := map[string]int{"once": 1, "twice": 2}
+	for i, w := range numberWords {
+		m[w] = i + 1
+	}
+	return m
+}()
 
 // groupCount finds the count a question compares each group's rows with
 // ("Which countries have at least 3 car makers?": >= 3; "visitors who

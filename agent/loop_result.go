@@ -507,28 +507,32 @@ func (r *run) linkedOf(table, col string) []string {
 // it and its result when the result has rows; nil when it failed or has
 // none.
 func (r *run) rerun(ctx context.Context, m map[string]any) (json.RawMessage, string, error) {
-	return r.rerunIf(ctx, m, func(rows [][]string) bool { return len(rows) > 0 })
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return nil, "", err
+	}
+	return r.rerunIf(ctx, raw, func(rows [][]string) bool { return len(rows) > 0 })
 }
 
 // rerunMatching is rerun for a repair of filters that matched nothing: a
 // result that matches nothing either (noRowsMatched: no rows, a count of
 // 0) is not taken.
 func (r *run) rerunMatching(ctx context.Context, m map[string]any) (json.RawMessage, string, error) {
-	var c selectCall
-	if b, err := json.Marshal(m); err != nil || json.Unmarshal(b, &c) != nil {
-		return nil, "", err
-	}
-	return r.rerunIf(ctx, m, func(rows [][]string) bool { return !noRowsMatched(c, rows) })
-}
-
-// rerunIf runs the repaired query m as a step of kgforge's own when its
-// result rows pass take, and returns it and its result; nil when it
-// failed or did not pass.
-func (r *run) rerunIf(ctx context.Context, m map[string]any, take func(rows [][]string) bool) (json.RawMessage, string, error) {
 	raw, err := json.Marshal(m)
 	if err != nil {
 		return nil, "", err
 	}
+	var c selectCall
+	if json.Unmarshal(raw, &c) != nil {
+		return nil, "", nil
+	}
+	return r.rerunIf(ctx, raw, func(rows [][]string) bool { return !noRowsMatched(c, rows) })
+}
+
+// rerunIf runs the repaired query raw as a step of kgforge's own when its
+// result rows pass take, and returns it and its result; nil when it
+// failed or did not pass.
+func (r *run) rerunIf(ctx context.Context, raw json.RawMessage, take func(rows [][]string) bool) (json.RawMessage, string, error) {
 	res, err := r.a.tools.Call(ctx, ToolSelect, raw)
 	if ce := (*CallError)(nil); errors.As(err, &ce) {
 		return nil, "", nil
