@@ -34,7 +34,8 @@ func sampleKaggle(ctx context.Context, o options, client *llm.Client) (*set, err
 
 // sampleSQL takes questions in a seeded order and keeps those whose gold
 // SQL, run over the built bundle, gives a non-empty result of at most ten
-// rows; that result is the gold answer.
+// rows that does not cut through a tie (tieProbe); that result is the
+// gold answer.
 func sampleSQL(ctx context.Context, o options, client *llm.Client, qs *sqlqa.Set) (*set, error) {
 	name, ex := qs.Name, qs.Examples
 	if o.heldout != "" {
@@ -87,6 +88,11 @@ func question(ctx context.Context, g *sqlqa.Gold, id string, e sqlqa.Example) (e
 		return eval.Question{}, "gold result over ten rows"
 	case len(rows) == 0:
 		return eval.Question{}, "gold result empty"
+	}
+	if probe, keys, n, ok := tieProbe(sql); ok {
+		if _, prow, _, err := g.Query(ctx, probe, n+1); err == nil && tiesAtLimit(prow, keys, n) {
+			return eval.Question{}, "gold result ties at its LIMIT"
+		}
 	}
 	q := eval.Question{ID: id, Question: e.Question, SQL: sql, Needs: []string{"table"}}
 	switch {
