@@ -19,5 +19,8 @@
 // Gold answers: TAT-QA's human answers (number, percent with its scale,
 // text, or list); for Spider and KaggleDBQA the result of the gold SQL run
 // over the built bundle (table names rewritten to the bundle's), kept only
-// when it is non-empty and at most ten rows, as the example's set is made.
+// when it is non-empty and at most ten rows, as the example's set is made,
+// and left out when its ORDER BY … LIMIT cuts through a tie (which of
+// the tied rows the gold answer holds is up to the database, and differs
+// between runs).
 package main
