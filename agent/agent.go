@@ -99,6 +99,10 @@ type Options struct {
 	// "" picks IDsSeen for the completion format (base models) and
 	// IDsFree otherwise. Native tool calling is never constrained.
 	IDs string
+	// Samples is how many more typed queries the action model draws for
+	// a question's first turn, to vote on by their results (run.vote); 0
+	// takes the model's own query alone.
+	Samples int
 }
 
 // What Options.IDs may be.

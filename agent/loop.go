@@ -122,6 +122,17 @@ func (r *run) loop(ctx context.Context) error {
 			return err
 		}
 		r.count(t)
+		if first := len(r.ans.Steps) == 0 && r.ans.Tokens.Turns == 1; first && r.a.action && len(t.actions) == 1 &&
+			t.actions[0].err == nil && t.actions[0].tool == ToolSelect {
+			voted, err := r.vote(ctx, t.actions[0], t.resp.Content, turnOptions{schema: schema})
+			if err != nil {
+				return err
+			}
+			if string(voted.args) != string(t.actions[0].args) {
+				// The greedy reply's probabilities are not the drawn query's.
+				t.actions[0], t.resp.Logprobs = voted, nil
+			}
+		}
 		r.temperature, r.narrowed, r.logprobs = 0, nil, t.resp.Logprobs
 		for _, act := range t.actions {
 			if len(r.ans.Steps) == r.a.opts.Budget {

@@ -272,10 +272,14 @@ type completionFormat struct {
 	a      *Agent
 	schema json.RawMessage
 	log    string
+	// call is the log up to the last turn's "Call: ", for sample and
+	// replace.
+	call string
 }
 
 func (f *completionFormat) next(ctx context.Context, o turnOptions) (turn, error) {
 	f.log += "Call: "
+	f.call = f.log
 	resp, err := f.a.llm.Generate(ctx, llm.GenerateRequest{
 		Model: f.a.opts.Model, Prompt: f.log, Raw: true, Schema: o.schemaOr(f.schema), Stop: completionStops,
 		NumPredict: replyTokens, NumCtx: f.a.opts.NumCtx, Temperature: o.temperature,
@@ -293,6 +297,22 @@ func (f *completionFormat) next(ctx context.Context, o turnOptions) (turn, error
 	}
 	return turn{resp: resp, actions: []action{act}}, nil
 }
+
+// sample draws another reply to the last turn's prompt at o's
+// temperature with seed; the log is left as it is.
+func (f *completionFormat) sample(ctx context.Context, o turnOptions, seed int) (string, llm.ChatResponse, error) {
+	resp, err := f.a.llm.Generate(ctx, llm.GenerateRequest{
+		Model: f.a.opts.Model, Prompt: f.call, Raw: true, Schema: o.schemaOr(f.schema), Stop: completionStops,
+		NumPredict: replyTokens, NumCtx: f.a.opts.NumCtx, Temperature: o.temperature, Seed: seed,
+	})
+	if err != nil {
+		return "", llm.ChatResponse{}, err
+	}
+	return resp.Content, resp, nil
+}
+
+// replace puts reply in the place of the last turn's.
+func (f *completionFormat) replace(reply string) { f.log = f.call + oneLine(reply) + "\n" }
 
 func (f *completionFormat) observe(_ action, text string) {
 	f.log += "Result:\n" + text + "\n"

@@ -443,7 +443,7 @@ func TestServe_StopsWithASpareConnectionOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer spare.Close()
+	defer func() { _ = spare.Close() }()
 	// One request served, so the spare connection has been accepted by now.
 	resp, err := http.Get("http://" + ln.Addr().String() + "/")
 	if err != nil {

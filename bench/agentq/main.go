@@ -21,7 +21,7 @@ import (
 type options struct {
 	data, work, model, format, out, agents string
 	sets, heldout                          string
-	n, budget, perDoc                      int
+	n, budget, perDoc, samples             int
 	seed                                   uint64
 	extract, dry, trained                  bool
 }
@@ -36,6 +36,7 @@ func main() {
 	flag.StringVar(&o.model, "model", llm.ChatModelForTests, "Ollama model of every agent")
 	flag.StringVar(&o.format, "format", "", "action format: native, json or completion (default: from the model)")
 	flag.IntVar(&o.budget, "budget", 8, "tool calls per question of the kgforge and sql-only agents")
+	flag.IntVar(&o.samples, "samples", 0, "more typed queries the action model draws for a question's first turn, voted on by their results (agent.Options.Samples)")
 	flag.StringVar(&o.agents, "agents", strings.Join(eval.AgentNames, ","), "agents, comma-separated")
 	flag.Uint64Var(&o.seed, "seed", 1, "seed of the samples and the bootstrap")
 	flag.StringVar(&o.out, "out", "", "directory for one JSON report per set (default: none)")
@@ -168,7 +169,7 @@ func askBundle(ctx context.Context, o options, client *llm.Client, dir string, q
 		return nil, err
 	}
 	defer func() { err = errors.Join(err, b.Close()) }()
-	opts := agent.Options{Model: o.model, Budget: o.budget, Format: o.format}
+	opts := agent.Options{Model: o.model, Budget: o.budget, Format: o.format, Samples: o.samples}
 	agents, closeAll, err := eval.NewAgents(ctx, client, b, opts, strings.Split(o.agents, ","))
 	defer func() { err = errors.Join(err, closeAll()) }()
 	if err != nil {

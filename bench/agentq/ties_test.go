@@ -7,14 +7,22 @@ func TestTieProbe(t *testing.T) {
 		sql, probe string
 		keys, n    int
 	}{
-		{"SELECT Hometown FROM teacher GROUP BY Hometown ORDER BY COUNT(*) DESC LIMIT 1",
-			"SELECT Hometown, COUNT(*) FROM teacher GROUP BY Hometown ORDER BY COUNT(*) DESC LIMIT 2", 1, 1},
-		{"select name , age from singer order by age desc, name asc limit 3;",
-			"select name , age, age, name from singer order by age desc, name asc LIMIT 4", 2, 3},
-		{"SELECT DISTINCT T1.name FROM a AS T1 JOIN b AS T2 ON T1.id = T2.id WHERE T2.x = 'ORDER BY' ORDER BY T1.age NULLS LAST LIMIT 5",
-			"SELECT DISTINCT T1.name, T1.age FROM a AS T1 JOIN b AS T2 ON T1.id = T2.id WHERE T2.x = 'ORDER BY' ORDER BY T1.age NULLS LAST LIMIT 6", 1, 5},
-		{"SELECT name FROM s WHERE id IN (SELECT id FROM t ORDER BY x LIMIT 1) ORDER BY sum(y) DESC LIMIT 2",
-			"SELECT name, sum(y) FROM s WHERE id IN (SELECT id FROM t ORDER BY x LIMIT 1) ORDER BY sum(y) DESC LIMIT 3", 1, 2},
+		{
+			"SELECT Hometown FROM teacher GROUP BY Hometown ORDER BY COUNT(*) DESC LIMIT 1",
+			"SELECT Hometown, COUNT(*) FROM teacher GROUP BY Hometown ORDER BY COUNT(*) DESC LIMIT 2", 1, 1,
+		},
+		{
+			"select name , age from singer order by age desc, name asc limit 3;",
+			"select name , age, age, name from singer order by age desc, name asc LIMIT 4", 2, 3,
+		},
+		{
+			"SELECT DISTINCT T1.name FROM a AS T1 JOIN b AS T2 ON T1.id = T2.id WHERE T2.x = 'ORDER BY' ORDER BY T1.age NULLS LAST LIMIT 5",
+			"SELECT DISTINCT T1.name, T1.age FROM a AS T1 JOIN b AS T2 ON T1.id = T2.id WHERE T2.x = 'ORDER BY' ORDER BY T1.age NULLS LAST LIMIT 6", 1, 5,
+		},
+		{
+			"SELECT name FROM s WHERE id IN (SELECT id FROM t ORDER BY x LIMIT 1) ORDER BY sum(y) DESC LIMIT 2",
+			"SELECT name, sum(y) FROM s WHERE id IN (SELECT id FROM t ORDER BY x LIMIT 1) ORDER BY sum(y) DESC LIMIT 3", 1, 2,
+		},
 	} {
 		probe, keys, n, ok := tieProbe(c.sql)
 		if !ok || probe != c.probe || keys != c.keys || n != c.n {

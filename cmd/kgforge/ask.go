@@ -87,6 +87,7 @@ func askCmd(g *globals) *cobra.Command {
 	f.IntVar(&opts.Budget, "budget", agent.DefaultBudget, "most tool calls per question (a warning at 80%)")
 	f.IntVar(&opts.Budget, "max-steps", agent.DefaultBudget, "most tool calls per question")
 	_ = f.MarkDeprecated("max-steps", "use --budget")
+	f.IntVar(&opts.Samples, "samples", 0, "more typed queries the action model draws for the first turn, the one whose rows the most return taken (0: its own query alone)")
 	f.StringVar(&opts.Format, "format", "", "action format: native (tool calling), json (one JSON action per turn) or completion (few-shot, base models); default: chosen from the model")
 	f.StringVar(&opts.IDs, "ids", "", "what an id argument may name in the json and completion formats: seen (only ids the results have shown, and cat's tables and files, enforced by the grammar) or free; default: seen for completion, free otherwise")
 	f.StringVar(&transcript, "transcript", "", "append the run to FILE as JSON lines (question, model turns with tokens, tool calls, answer)")
@@ -96,6 +97,9 @@ func askCmd(g *globals) *cobra.Command {
 }
 
 func checkAskFlags(opts agent.Options) error {
+	if opts.Samples < 0 || opts.Samples > agent.MaxSamples {
+		return fmt.Errorf("--samples %d: give 0 to %d", opts.Samples, agent.MaxSamples)
+	}
 	if opts.Format != "" && !slices.Contains(agent.Formats, opts.Format) {
 		return fmt.Errorf("--format %q: give one of %s", opts.Format, strings.Join(agent.Formats, ", "))
 	}

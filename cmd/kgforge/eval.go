@@ -52,6 +52,7 @@ tool, 4 calls) and sql-only (the query tool).`,
 	fs.StringVarP(&f.questions, "questions", "q", "", "question file (YAML)")
 	fs.StringVar(&f.model, "model", "", "Ollama model of every agent (default: the bundle's chat model)")
 	fs.IntVar(&f.opts.Budget, "budget", agent.DefaultBudget, "most tool calls per question of the kgforge and sql-only agents")
+	fs.IntVar(&f.opts.Samples, "samples", 0, "more typed queries the action model draws for a question's first turn, voted on by their rows (kgforge ask --samples)")
 	fs.StringVar(&f.opts.Format, "format", "", "action format of every agent: native, json or completion; default: chosen from the model")
 	fs.StringVar(&f.opts.IDs, "ids", "", "id arguments of every agent in the json and completion formats: seen or free; default: seen for completion, free otherwise")
 	fs.StringVarP(&f.out, "out", "o", "", "write the report with every answer as JSON to this file")
