@@ -273,7 +273,13 @@ func TestAgentActionModel_MovesAFilterToTheColumnThatHoldsItsValue(t *testing.T)
 // example's bundle.
 func askExample(t *testing.T, m LLM, question string) Answer {
 	t.Helper()
-	a, err := New(context.Background(), m, exampleBundle(t), Options{Model: "m"})
+	return askExampleWith(t, m, Options{Model: "m"}, question)
+}
+
+// askExampleWith is askExample with the agent's options.
+func askExampleWith(t *testing.T, m LLM, opts Options, question string) Answer {
+	t.Helper()
+	a, err := New(context.Background(), m, exampleBundle(t), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

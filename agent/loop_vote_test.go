@@ -2,7 +2,6 @@ package agent
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -14,15 +13,7 @@ import (
 func askVoting(t *testing.T, m *scripted, samples int, question string) (Answer, *voteEvent) {
 	t.Helper()
 	var tr bytes.Buffer
-	a, err := New(context.Background(), m, exampleBundle(t), Options{Model: "m", Samples: samples, Transcript: &tr})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = a.Close() })
-	ans, err := a.Ask(context.Background(), question)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ans := askExampleWith(t, m, Options{Model: "m", Samples: samples, Transcript: &tr}, question)
 	var vote *voteEvent
 	for _, line := range strings.Split(tr.String(), "\n") {
 		if strings.Contains(line, `"event":"vote"`) {

@@ -1,14 +1,12 @@
 package review_test
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -425,38 +423,25 @@ func TestServer_StaticAndHeaders(t *testing.T) {
 
 // TestServe_StopsWithASpareConnectionOpen: a browser opens connections
 // ahead of time and may send nothing on them; the page still stops
-// without error when asked to, instead of waiting them out.
+// without error when asked to (newEnv's cleanup checks Serve's error),
+// instead of waiting them out, and closes them.
 func TestServe_StopsWithASpareConnectionOpen(t *testing.T) {
-	b := writeBundle(t, fixture())
-	s, err := review.New(t.Context(), b, review.Options{Overrides: filepath.Join(t.TempDir(), "overrides.yaml"), By: "ana"})
-	if err != nil {
+	var spare net.Conn
+	// Registered before newEnv's, so it runs after the page has stopped.
+	t.Cleanup(func() {
+		_ = spare.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if n, err := spare.Read(make([]byte, 1)); err == nil {
+			t.Errorf("the spare connection is still open (read %d bytes)", n)
+		}
+		_ = spare.Close()
+	})
+	e := newEnv(t, fixture(), review.Options{})
+	var err error
+	if spare, err = net.Dial("tcp", e.addr); err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx, ln) }()
-	spare, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = spare.Close() }()
 	// One request served, so the spare connection has been accepted by now.
-	resp, err := http.Get("http://" + ln.Addr().String() + "/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = resp.Body.Close()
-	stop()
-	if err := <-done; err != nil {
-		t.Errorf("Serve with a spare connection open: %v", err)
-	}
-	// The spare connection was closed by the server.
-	_ = spare.SetReadDeadline(time.Now().Add(10 * time.Second))
-	if n, err := spare.Read(make([]byte, 1)); err == nil {
-		t.Errorf("the spare connection is still open (read %d bytes)", n)
+	if code, _ := e.get(t, "/"); code != http.StatusOK {
+		t.Fatalf("GET / = %d", code)
 	}
 }
