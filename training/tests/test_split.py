@@ -45,7 +45,13 @@ def test_nothing_held_out_is_trained_on(prepared):
     cfg, out, man = prepared
     split = prepare.load_split(cfg["split"])
     train = read(os.path.join(out, "train.jsonl"))
-    assert {r["source"] for r in train} == {"redocred", "tekgen", "synthetic", "general"}
+    # Every source the config weighs reaches the stream (a weight of 0
+    # leaves a source out: stage 4 trained without TekGen).
+    weighed = {k for k, w in cfg["prepare"]["weights"].items() if w > 0}
+    assert {r["source"] for r in train} == weighed
+    # The pools hold nothing held out, whether or not the stream draws on them.
+    for x in prepare.tekgen_examples(cfg["data"], split, heldout=False):
+        assert x["ontology"] not in split["tekgen_heldout_ontologies"], x["id"]
     for r in train:
         if r["source"] == "redocred":
             assert not prepare.redocred_heldout(r["doc"], split), r["doc"]
