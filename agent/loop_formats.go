@@ -280,11 +280,9 @@ type completionFormat struct {
 func (f *completionFormat) next(ctx context.Context, o turnOptions) (turn, error) {
 	f.log += "Call: "
 	f.call = f.log
-	resp, err := f.a.llm.Generate(ctx, llm.GenerateRequest{
-		Model: f.a.opts.Model, Prompt: f.log, Raw: true, Schema: o.schemaOr(f.schema), Stop: completionStops,
-		NumPredict: replyTokens, NumCtx: f.a.opts.NumCtx, Temperature: o.temperature,
-		Logprobs: f.a.action, // the confidence of an answer written from the query's result (resultAnswer)
-	})
+	// The log probabilities give the confidence of an answer written
+	// from the query's result (resultAnswer).
+	resp, err := f.generate(ctx, o, 0, f.a.action)
 	if err != nil {
 		return turn{}, err
 	}
@@ -301,14 +299,21 @@ func (f *completionFormat) next(ctx context.Context, o turnOptions) (turn, error
 // sample draws another reply to the last turn's prompt at o's
 // temperature with seed; the log is left as it is.
 func (f *completionFormat) sample(ctx context.Context, o turnOptions, seed int) (string, llm.ChatResponse, error) {
-	resp, err := f.a.llm.Generate(ctx, llm.GenerateRequest{
-		Model: f.a.opts.Model, Prompt: f.call, Raw: true, Schema: o.schemaOr(f.schema), Stop: completionStops,
-		NumPredict: replyTokens, NumCtx: f.a.opts.NumCtx, Temperature: o.temperature, Seed: seed,
-	})
+	resp, err := f.generate(ctx, o, seed, false)
 	if err != nil {
 		return "", llm.ChatResponse{}, err
 	}
 	return resp.Content, resp, nil
+}
+
+// generate asks for a reply to the log up to the last turn's "Call: ",
+// constrained by the turn's action schema: the one request of next and
+// sample.
+func (f *completionFormat) generate(ctx context.Context, o turnOptions, seed int, logprobs bool) (llm.ChatResponse, error) {
+	return f.a.llm.Generate(ctx, llm.GenerateRequest{
+		Model: f.a.opts.Model, Prompt: f.call, Raw: true, Schema: o.schemaOr(f.schema), Stop: completionStops,
+		NumPredict: replyTokens, NumCtx: f.a.opts.NumCtx, Temperature: o.temperature, Seed: seed, Logprobs: logprobs,
+	})
 }
 
 // replace puts reply in the place of the last turn's.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"iter"
 	"regexp"
 	"strconv"
 	"strings"
@@ -95,29 +96,16 @@ type word struct {
 // topLevelWords returns the words of q outside parentheses and quotes.
 func topLevelWords(q string) []word {
 	var out []word
-	depth := 0
-	var quote byte
-	for i := 0; i < len(q); i++ {
-		c := q[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"' || c == '`':
-			quote = c
-		case c == '(':
-			depth++
-		case c == ')':
-			depth--
-		case depth == 0 && isWordByte(c) && (i == 0 || !isWordByte(q[i-1])):
-			j := i
-			for j < len(q) && isWordByte(q[j]) {
-				j++
-			}
-			out = append(out, word{strings.ToLower(q[i:j]), i})
-			i = j - 1
+	next := 0 // the end of the last word
+	for i := range topLevel(q) {
+		if i < next || !isWordByte(q[i]) || i > 0 && isWordByte(q[i-1]) {
+			continue
 		}
+		next = i
+		for next < len(q) && isWordByte(q[next]) {
+			next++
+		}
+		out = append(out, word{strings.ToLower(q[i:next]), i})
 	}
 	return out
 }
@@ -129,25 +117,41 @@ func isWordByte(c byte) bool {
 // splitTopLevel splits s at sep outside parentheses and quotes.
 func splitTopLevel(s string, sep byte) []string {
 	var out []string
-	depth, last := 0, 0
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == '(':
-			depth++
-		case c == ')':
-			depth--
-		case c == sep && depth == 0:
+	last := 0
+	for i := range topLevel(s) {
+		if s[i] == sep {
 			out = append(out, s[last:i])
 			last = i + 1
 		}
 	}
 	return append(out, s[last:])
+}
+
+// topLevel yields the offsets of the bytes of s outside parentheses and
+// quoted strings or names (', ", `), the parentheses and quotes left out:
+// the one scanner of topLevelWords and splitTopLevel.
+func topLevel(s string) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		depth := 0
+		var quote byte
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			switch {
+			case quote != 0:
+				if c == quote {
+					quote = 0
+				}
+			case c == '\'' || c == '"' || c == '`':
+				quote = c
+			case c == '(':
+				depth++
+			case c == ')':
+				depth--
+			case depth == 0:
+				if !yield(i) {
+					return
+				}
+			}
+		}
+	}
 }
