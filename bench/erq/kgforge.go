@@ -30,7 +30,55 @@ func kgforgeResolver(name string, cfg resolve.Config) Method {
 			clusters[i] = c.Members
 		}
 		return labelsFromClusters(records, clusters)
+	}, Explain: func(ctx context.Context, records []Record) (map[[2]string]string, error) {
+		return explainPairs(ctx, records, cfg)
 	}}
+}
+
+// explainPairs resolves the records again and says, for each pair the
+// resolver decided, how: "merged: RULE" for an accepted link, "cut: REASON"
+// for a link a cluster bound cut, "uncertain: RULE" for a pair left for
+// review, "candidate: RULE" or "candidate" for a candidate decided apart
+// without review. A pair of records that is none of these was never a
+// candidate (or is joined through others).
+func explainPairs(ctx context.Context, records []Record, cfg resolve.Config) (map[[2]string]string, error) {
+	ents := entitiesOf(records)
+	res, err := resolve.Resolve(ctx, ents, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("resolve: %w", err)
+	}
+	cands, err := resolve.Candidates(ctx, ents, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("candidates: %w", err)
+	}
+	why := make(map[[2]string]string)
+	set := func(a, b, reason string) {
+		if b < a {
+			a, b = b, a
+		}
+		why[[2]string{a, b}] = reason
+	}
+	for _, c := range cands {
+		if c.Decided != "" {
+			set(c.A, c.B, "candidate: "+string(c.Decided))
+		} else {
+			set(c.A, c.B, "candidate")
+		}
+	}
+	for _, p := range res.Uncertain {
+		set(p.A, p.B, "uncertain: "+string(p.Rule))
+	}
+	for _, s := range res.Splits {
+		for _, p := range s.Cut {
+			set(p.A, p.B, "cut: "+string(s.Reason))
+		}
+	}
+	for _, c := range res.Clusters {
+		for _, p := range c.Merges {
+			set(p.A, p.B, "merged: "+string(p.Rule))
+		}
+	}
+	return why, nil
 }
 
 // entitiesOf makes each record a resolve.Entity (see kgforgeResolver).

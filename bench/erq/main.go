@@ -405,7 +405,13 @@ func evaluate(ctx context.Context, d Dataset, m Method, seed uint64, errs *error
 			return res, fmt.Errorf("%s on %s %s: %d labels for %d records", m.Name, d.Name, p.ID, len(labels), len(p.Records))
 		}
 		units = append(units, unitsOf(labels, p.Gold, d.PerDocument())...)
-		errs.add(d.Name, m.Name, p, labels)
+		var why map[[2]string]string
+		if errs != nil && m.Explain != nil {
+			if why, err = m.Explain(ctx, p.Records); err != nil {
+				return res, fmt.Errorf("%s on %s %s: explain: %w", m.Name, d.Name, p.ID, err)
+			}
+		}
+		errs.add(d.Name, m.Name, p, labels, why)
 		distinct := map[int]bool{}
 		for _, l := range labels {
 			distinct[l] = true

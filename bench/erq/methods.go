@@ -40,6 +40,10 @@ type Method struct {
 	// Vectors says the method reads Record.Vector, so the run needs the
 	// embedding server.
 	Vectors bool
+	// Explain, when not nil, says for -errors why the method decided a pair
+	// of records as it did, by record ids (the smaller first); a pair it
+	// does not name gets an empty reason.
+	Explain func(ctx context.Context, records []Record) (map[[2]string]string, error)
 }
 
 // unionFind is a disjoint-set forest with path halving and union by size.

@@ -138,8 +138,22 @@ func TestKGForgeResolver_Adapter(t *testing.T) {
 	if want := []int{0, 1, 0}; !sameClusters(got, want) {
 		t.Errorf("kgforge = %v, want clusters of %v", got, want)
 	}
+	why, err := m.Explain(context.Background(), rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := rs[0].ID, rs[2].ID
+	if b < a {
+		a, b = b, a
+	}
+	if got := why[[2]string{a, b}]; got != "merged: "+string(resolve.RuleSameName) {
+		t.Errorf("explain %s–%s = %q, want merged: same_name", a, b, got)
+	}
 	rs[2].ID = rs[0].ID
 	if _, err := m.Resolve(context.Background(), rs); err == nil {
 		t.Error("repeated id: no error")
+	}
+	if _, err := m.Explain(context.Background(), rs); err == nil {
+		t.Error("explain, repeated id: no error")
 	}
 }
