@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -33,6 +34,14 @@ func TestRun_SyntheticWithoutServer(t *testing.T) {
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+	// kgforge against the simple rules: one row a set, the default beside the
+	// rule picked on the other sets and the best fixed rule, with their Δs.
+	for _, set := range o.sets {
+		row := regexp.MustCompile(`\| ` + set + ` \| [0-9.]+ / [0-9.]+ \| [a-z0-9.-]+: [0-9.]+ / [0-9.]+ \| [+-][0-9.]+ \| [+-][0-9.]+ \| [a-z0-9.-]+ [0-9.]+ / [a-z0-9.-]+ [0-9.]+ \| [+-][0-9.]+ \| [+-][0-9.]+ \|`)
+		if !row.MatchString(md) {
+			t.Errorf("no comparison row for %s", set)
 		}
 	}
 	raw, err := os.ReadFile(out)
@@ -89,13 +98,22 @@ func TestRun_OutOfSampleIntegration(t *testing.T) {
 	for _, want := range []string{
 		"| patstat | redocred, synthetic | ",
 		"| synthetic | patstat, redocred | ",
-		"| patstat | kgforge, committed model | in-sample |",
-		"| synthetic | kgforge, committed model | out-of-sample |",
-		"| patstat | kgforge, score refitted without the set | out-of-sample |",
+		"| patstat | kgforge (default: rules by kind of name) | fixed |",
+		"| patstat | kgforge rules: score, committed model | in-sample |",
+		"| synthetic | kgforge rules: score, committed model | out-of-sample |",
+		"| patstat | kgforge rules: score, refitted without the set | out-of-sample |",
 		"| patstat | all | 71 | 120 |", // candidate recall over PATSTAT's 120 true pairs
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+	// kgforge against the simple rules: one row a set, the default beside the
+	// rule picked on the other sets and the best fixed rule, with their Δs.
+	for _, set := range o.sets {
+		row := regexp.MustCompile(`\| ` + set + ` \| [0-9.]+ / [0-9.]+ \| [a-z0-9.-]+: [0-9.]+ / [0-9.]+ \| [+-][0-9.]+ \| [+-][0-9.]+ \| [a-z0-9.-]+ [0-9.]+ / [a-z0-9.-]+ [0-9.]+ \| [+-][0-9.]+ \| [+-][0-9.]+ \|`)
+		if !row.MatchString(md) {
+			t.Errorf("no comparison row for %s", set)
 		}
 	}
 	raw, err := os.ReadFile(out)
