@@ -47,6 +47,13 @@
 //     sample, the score fitted on every set, the simple rule best on the set
 //     itself.
 //
+// kgforge as a build runs it (resolve.Config{}: each kind of name by its
+// rule set, no score) has no parameter fitted on data and is labelled
+// fixed; the report compares it on every set with the simple rule picked
+// on the other sets and with the best of the fixed rules (exact, fuzzy-0.8,
+// cosine-0.8). The score's configurations (committed, refitted without
+// the set, fitted on every set) run every kind under rules: score.
+//
 // It also prints kgforge's candidate recall on every set (the share of the
 // true pairs among resolve.Candidates' pairs, and of those joined by a path
 // of candidates), every simple rule at thresholds 0.70–0.90, each kind of
@@ -60,4 +67,5 @@
 //	go run ./bench/erq                    # out of sample: -n 500 entities per pooled set, -docs 100, seed 1
 //	go run ./bench/erq -out erq.json      # the same, also as JSON
 //	go run ./bench/erq -report table -sets patstat,synthetic -methods exact,cosine,kgforge
+//	go run ./bench/erq -report table -errors errs.tsv   # also every pair missed or joined wrongly, with kgforge's reason
 package main
