@@ -28,6 +28,63 @@ func codes(toks []string) []string {
 	return out
 }
 
+// nameCodes is codes for an entity's name: number words count as the
+// numbers they spell ("BBC One" / "BBC1"; "the fourth conference" / "the
+// 4th conference") unless they are part of a hyphenated word of the name
+// as written ("One-Touch", "All-in-One", "Three-Self": a feature or a
+// name, not a number), and in a person's name a month is a given name, not
+// a date ("Henrik August Angell" / "Henrik Angell").
+func nameCodes(name string, toks []string, person bool) []string {
+	var compound map[string]bool
+	for _, f := range strings.Fields(name) {
+		if strings.ContainsAny(f, "-\u2010\u2011\u2012\u2013") {
+			if compound == nil {
+				compound = map[string]bool{}
+			}
+			for _, w := range strings.Fields(NormalizeName(f)) {
+				compound[w] = true
+			}
+		}
+	}
+	var out []string
+	for _, t := range toks {
+		if v, ok := numberWords[t]; ok {
+			if !compound[t] {
+				out = append(out, v)
+			}
+		} else if _, ok := months[t]; ok && person {
+			continue
+		} else {
+			out = append(out, codes([]string{t})...)
+		}
+	}
+	return out
+}
+
+// numberWords are the number words one to twelve and first to twelfth, as
+// the codes their digits give ("1", "4th").
+var numberWords = func() map[string]string {
+	m := map[string]string{}
+	for i, w := range strings.Fields("one two three four five six seven eight nine ten eleven twelve") {
+		m[w] = strconv.Itoa(i + 1)
+	}
+	suffix := func(n int) string {
+		switch {
+		case n == 1:
+			return "st"
+		case n == 2:
+			return "nd"
+		case n == 3:
+			return "rd"
+		}
+		return "th"
+	}
+	for i, w := range strings.Fields("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth") {
+		m[w] = strconv.Itoa(i+1) + suffix(i+1)
+	}
+	return m
+}()
+
 // numbersDiffer reports whether two names name different things by their
 // numbers, compared after normalising their writing: case, separators and
 // spaces do not count ("SX130-IS" and "SX130IS" agree), a Roman numeral is

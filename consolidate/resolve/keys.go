@@ -119,7 +119,7 @@ type features struct {
 	plural   string   // suffix with its last word made singular
 	acrShort string   // the name as an acronym: one token of 2 to 6 letters
 	acrLong  []string // initials of the name's significant words, then of all words
-	codes    []string // the words holding a digit, Roman numerals and months (guards.go)
+	codes    []string // the words holding a digit, Roman numerals, number words and months (nameCodes, guards.go)
 	short    bool     // too short or too repetitive to trust a cosine alone
 	typ      string   // folded type; "" when unknown
 }
@@ -128,7 +128,7 @@ func nameFeatures(name, typ string) features {
 	n := NormalizeName(name)
 	toks := strings.Fields(n)
 	f := features{name: strings.Join(toks, ""), typ: normalizeType(typ)}
-	f.codes = codes(toks)
+	f.codes = nameCodes(name, toks, KindOf(typ) == KindPerson)
 
 	core := toks
 	if len(core) > 1 && core[0] == "the" {

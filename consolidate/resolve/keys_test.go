@@ -111,11 +111,40 @@ func TestNumbersDiffer(t *testing.T) {
 		{"Q1 2021 results", "Q2 2021 results", false},
 		{"March 2023 report", "Mar 2023 report", true},
 		{"Rocky II", "Rocky III", false},
+		// Number words are the numbers they spell, unless part of a
+		// hyphenated word.
+		{"BBC One", "BBC1", true},
+		{"BBC One", "BBC Two", false},
+		{"Report on the fourth conference", "Report on the 4th conference (FQAS 2000)", true},
+		{"Report on the fourth conference", "Report on the fifth conference", false},
+		{"two - and - a - half miles", "one - and - a - half miles", false},
+		{"Panasonic NN-C994S One-Touch Sensor Cooking", "Panasonic NNC994SS", true},
+		{"Three-Self Patriotic Movement", "TSPM", true},
+		{"One-dimensional and multi-dimensional substring selectivity", "Multi-dimensional substring selectivity", true},
+		// A month is a date outside a person's name.
+		{"August report", "report", false},
 	}
 	for _, tt := range tests {
 		fa, fb := nameFeatures(tt.a, ""), nameFeatures(tt.b, "")
 		if got := !numbersDiffer(&fa, &fb); got != tt.same {
 			t.Errorf("%q (%q) vs %q (%q): same numbers = %v, want %v", tt.a, fa.codes, tt.b, fb.codes, got, tt.same)
+		}
+	}
+}
+
+func TestNumbersDiffer_MonthsInAPersonsName(t *testing.T) {
+	for _, tt := range []struct {
+		a, b, typ string
+		same      bool
+	}{
+		{"Henrik August Angell", "Henrik Angell", "Person", true},
+		{"April Ryan", "Ryan", "person", true},
+		{"William DeMott II", "William DeMott", "Person", false}, // a Roman numeral still counts
+		{"Henrik August Angell", "Henrik Angell", "Organization", false},
+	} {
+		fa, fb := nameFeatures(tt.a, tt.typ), nameFeatures(tt.b, tt.typ)
+		if got := !numbersDiffer(&fa, &fb); got != tt.same {
+			t.Errorf("%q (%q) vs %q (%q) as %s: same numbers = %v, want %v", tt.a, fa.codes, tt.b, fb.codes, tt.typ, got, tt.same)
 		}
 	}
 }
