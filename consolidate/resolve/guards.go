@@ -533,7 +533,8 @@ func (r *resolver) subsetAlone(i, j int, keys keyKind) bool {
 	if a := r.ents[i].Anchor; a != "" && a == r.ents[j].Anchor {
 		return false
 	}
-	if len(t.nb[i]) > 0 && len(t.nb[j]) > 0 && t.neigh.overlap(t.nb[i], t.nb[j]) > 0 {
+	concepts := r.kind[i] == KindConcept && r.kind[j] == KindConcept
+	if !concepts && len(t.nb[i]) > 0 && len(t.nb[j]) > 0 && t.neigh.overlap(t.nb[i], t.nb[j]) > 0 {
 		return false
 	}
 	long, short := t.name[i], t.name[j]

@@ -77,6 +77,35 @@ func TestSubsetGuard_MergesWithASecondSignal(t *testing.T) {
 	}
 }
 
+// TestSubsetGuard_ASharedNeighbourIsNoSecondSignalForConcepts: two titles
+// by the same authors, one inside the other, are two works ("The LHAM
+// Log-Structured History Data Access Method" and "Design, Implementation,
+// and Performance of the LHAM …"), and two concepts related to one
+// supplier are two concepts; a company and its longer name with a shared
+// co-inventor still merge.
+func TestSubsetGuard_ASharedNeighbourIsNoSecondSignalForConcepts(t *testing.T) {
+	shared := func(ents []Entity) []Entity {
+		ents[0].Neighbours = []string{"Peter Muth", "Gerhard Weikum"}
+		ents[1].Neighbours = []string{"Gerhard Weikum", "Patrick O'Neil"}
+		return ents
+	}
+	for _, tt := range []struct {
+		a, b, typ string
+		merged    bool
+	}{
+		{"The LHAM Log-Structured History Data Access Method", "Design, Implementation, and Performance of the LHAM Log-Structured History Data Access Method", "", false},
+		{"Battery", "Battery pack", "concept", false},
+		{"SANOFI", "SANOFI SYNTHELABO", "organization", true},
+	} {
+		for _, c := range []float64{0.85, 0.95} {
+			res := mustResolve(t, shared(pairAt(tt.a, tt.b, tt.typ, c)), Config{})
+			if got := together(res, "a", "b"); got != tt.merged {
+				t.Errorf("cosine %.2f: %q / %q merged = %v, want %v; uncertain %+v", c, tt.a, tt.b, got, tt.merged, uncertainPair(res, "a", "b"))
+			}
+		}
+	}
+}
+
 // TestTitle_MergesWithNoOtherName: a report's title is not an entity. It
 // is neither merged with the company it names nor shown beside it for
 // review, even where the guards would have listed the pair; an equal name
