@@ -35,7 +35,7 @@ var allowed = map[string][]string{
 	"agent":                    {"bundle", "llm", "prompts", "kg", "internal/duck"},
 	"agent/mcp":                {"agent"},
 	"agent/eval":               {"agent", "bundle", "llm", "kg"},
-	"review":                   {"bundle", "consolidate", "kg"},
+	"review":                   {"bundle", "consolidate", "kg", "internal/httpstop"},
 	"bench/quality":            {},
 	"bench/extractq":           {"bench/quality", "extract", "kg", "llm", "stages"},
 	"bench/erq":                {"bench/quality", "consolidate/resolve", "kg", "llm", "onnxembed"},
@@ -55,6 +55,7 @@ var allowed = map[string][]string{
 	"onnxembed":                {},
 	"llm":                      {},
 	"internal/duck":            {},
+	"internal/httpstop":        {},
 	"kg":                       {},
 	"prompts":                  {},
 

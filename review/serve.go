@@ -7,8 +7,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"sync"
 	"time"
+
+	"kgforge/internal/httpstop"
 )
 
 // Serve serves the page on ln until ctx ends, then shuts it down, giving
@@ -21,9 +22,7 @@ import (
 // sent nothing yet when the page stops (a browser opens spare ones ahead
 // of time) is closed at once: it holds no request to wait for.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	var fresh freshConns
 	srv := &http.Server{
-		ConnState:         fresh.track,
 		Handler:           s,
 		ReadHeaderTimeout: min(DefaultReadHeaderTimeout, s.opts.ReadTimeout),
 		ReadTimeout:       s.opts.ReadTimeout,
@@ -32,7 +31,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
-	srv.RegisterOnShutdown(fresh.closeAll)
+	httpstop.Track(srv)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {
@@ -49,36 +48,4 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("serve review page: %w", err)
 	}
 	return nil
-}
-
-// freshConns holds the connections that have not yet sent a byte of a
-// request. http.Server.Shutdown waits five seconds before it counts such
-// a connection as idle, as long as Serve gives requests in flight; it is
-// closed when shutdown starts instead (after the listener is closed, so
-// no new one arrives).
-type freshConns struct {
-	mu    sync.Mutex
-	conns map[net.Conn]bool
-}
-
-func (f *freshConns) track(c net.Conn, state http.ConnState) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if state == http.StateNew {
-		if f.conns == nil {
-			f.conns = map[net.Conn]bool{}
-		}
-		f.conns[c] = true
-		return
-	}
-	delete(f.conns, c)
-}
-
-func (f *freshConns) closeAll() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for c := range f.conns {
-		_ = c.Close()
-		delete(f.conns, c)
-	}
 }

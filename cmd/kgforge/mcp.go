@@ -13,6 +13,7 @@ import (
 	"kgforge/agent"
 	"kgforge/agent/mcp"
 	"kgforge/internal/duck"
+	"kgforge/internal/httpstop"
 	"kgforge/llm"
 
 	"github.com/spf13/cobra"
@@ -69,7 +70,10 @@ func mcpCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
-// serveMCP serves h at addr under /mcp until ctx ends.
+// serveMCP serves h at addr under /mcp until ctx ends. Stopping gives
+// calls in flight five seconds; a client's event stream, which never ends
+// by itself, is closed then, and a connection that has sent nothing yet
+// at once (internal/httpstop).
 func serveMCP(ctx context.Context, g *globals, addr string, h http.Handler) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -78,6 +82,7 @@ func serveMCP(ctx context.Context, g *globals, addr string, h http.Handler) erro
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	httpstop.Track(srv)
 	fmt.Fprintf(os.Stderr, "kgforge mcp: serving http://%s/mcp (Ctrl-C to stop)\n", ln.Addr())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
@@ -87,10 +92,21 @@ func serveMCP(ctx context.Context, g *globals, addr string, h http.Handler) erro
 	case <-ctx.Done():
 	}
 	g.log.Info("mcp server stopping")
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	return srv.Shutdown(sctx)
+	forced, err := httpstop.Stop(srv, mcpGrace)
+	if forced {
+		g.log.Info("mcp server closed the streams still open", "grace", mcpGrace)
+	}
+	if err != nil {
+		return fmt.Errorf("stop mcp server: %w", err)
+	}
+	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }
+
+// mcpGrace is how long stopping the MCP server waits for calls in flight.
+const mcpGrace = 5 * time.Second
 
 // buildVersion is the module version the binary was built from.
 func buildVersion() string {
