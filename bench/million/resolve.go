@@ -17,7 +17,9 @@ import (
 // resolveAll resolves the names with their vectors under the pipeline's
 // default resolution settings (as stages builds the config) and says how
 // sane the result is: the share of planted variants in the cluster of
-// their base, and the clusters that hold two bases.
+// their base, the clusters that hold two bases, and the pairs of names
+// the clusters join that are two things (each base is its own thing, a
+// variant is its base's).
 func resolveAll(ctx context.Context, ents []entity, vecs [][]float32) (string, error) {
 	p := pipelines.Default().Resolution
 	cfg := resolve.Config{
@@ -51,6 +53,27 @@ func resolveAll(ctx context.Context, ents []entity, vecs [][]float32) (string, e
 			found++
 		}
 	}
+	// Pairs of names the clusters put together, and those that are two
+	// things (two bases, or a name and another base's variant).
+	var pairs, wrong int64
+	for _, c := range res.Clusters {
+		gold := map[int]int64{}
+		for _, m := range c.Members {
+			var i int
+			_, _ = fmt.Sscanf(m, "n%07d", &i)
+			g := i
+			if ents[i].Of >= 0 {
+				g = ents[i].Of
+			}
+			gold[g]++
+		}
+		n := int64(len(c.Members))
+		pairs += n * (n - 1) / 2
+		wrong += n * (n - 1) / 2
+		for _, k := range gold {
+			wrong -= k * (k - 1) / 2
+		}
+	}
 	joined := 0
 	for k, n := range basesIn {
 		if n > 1 {
@@ -64,8 +87,9 @@ func resolveAll(ctx context.Context, ents []entity, vecs [][]float32) (string, e
 	if withDigest {
 		sum = "; result sha256 " + digest(res)
 	}
-	return fmt.Sprintf("%d clusters, %d uncertain pairs; planted variants found %d/%d (%.3f); clusters joining two or more bases %d%s; stats %+v",
-		len(res.Clusters), len(res.Uncertain), found, planted, float64(found)/float64(max(1, planted)), joined, sum, res.Stats), nil
+	return fmt.Sprintf("%d clusters, %d uncertain pairs; planted variants found %d/%d (%.3f); clusters joining two or more bases %d; pairs joined %d, of two things %d (pairwise precision %.3f)%s; stats %+v",
+		len(res.Clusters), len(res.Uncertain), found, planted, float64(found)/float64(max(1, planted)), joined,
+		pairs, wrong, 1-float64(wrong)/float64(max(1, pairs)), sum, res.Stats), nil
 }
 
 // digest is the SHA-256 of the whole result as JSON (clusters with their

@@ -70,6 +70,9 @@ func (r *resolver) bound(uf, must *unionFind) ([][]int, []splitInfo) {
 			case numbersDiffer(&r.feat[i], &r.feat[j]):
 				s.reason = SplitNumbers
 				s.weakest.Cosine, _ = r.cosine(i, j)
+			case r.givenNamesDiffer(i, j):
+				s.reason = SplitGivenNames
+				s.weakest.Cosine, _ = r.cosine(i, j)
 			}
 		} else {
 			parts = append(parts, comp)
@@ -112,7 +115,7 @@ func (r *resolver) twoAnchors(comp []int) (int, int, bool) {
 // score does not call it apart, so it does not break a cluster.
 func (r *resolver) sim(i, j int) float64 {
 	k := pairKey(i, j)
-	if r.cannot[k] || !r.compatible(i, j) || r.anchorsClash(i, j) || numbersDiffer(&r.feat[i], &r.feat[j]) {
+	if r.cannot[k] || !r.compatible(i, j) || r.anchorsClash(i, j) || numbersDiffer(&r.feat[i], &r.feat[j]) || r.givenNamesDiffer(i, j) {
 		return math.Inf(-1)
 	}
 	c, ok := r.cosine(i, j)
@@ -207,7 +210,7 @@ func (r *resolver) markCores(p []int, merges []Pair) {
 func (r *resolver) guarded(i, j int) bool {
 	t, fi, fj := r.text, &r.feat[i], &r.feat[j]
 	bi, bj := r.guardBags(i, j)
-	return numbersDiffer(fi, fj) ||
+	return numbersDiffer(fi, fj) || r.givenNamesDiffer(i, j) ||
 		variantDiffer(bi, bj, r.variant, t.names.words) ||
 		((fi.short || fj.short) && r.keysOf(i, j) == 0) ||
 		substituted(bi, bj, t.names.words) ||

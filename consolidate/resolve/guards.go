@@ -561,3 +561,76 @@ func (r *resolver) subsetAlone(i, j int, keys keyKind) bool {
 	}
 	return false
 }
+
+// givenNamesDiffer reports whether two person names name two people by
+// the words they do not share: each has such a word, and none of one's
+// matches one of the other's as an initial ("J." / "John"), a shortening
+// ("Alex" / "Alexander") or two neighbouring letters swapped ("Aednrs" is
+// no name, "Andres" / "Anders" is): "Hugo Kenji Hernandez" / "Sven
+// Hernandez", "Carlos Marco Fischer" / "Marco Diego Fischer", "Mario Rossi"
+// / "Maria Rossi". Names of other kinds, and a name inside the other
+// ("Obama" / "Barack Obama", which the subset guard judges), are not its
+// business.
+func (r *resolver) givenNamesDiffer(i, j int) bool {
+	if r.text == nil || r.kind[i] != KindPerson || r.kind[j] != KindPerson {
+		return false
+	}
+	a, b := r.text.name[i], r.text.name[j]
+	onlyA, onlyB := without(a, b), without(b, a)
+	if len(onlyA) == 0 || len(onlyB) == 0 {
+		return false
+	}
+	words := r.text.names.words
+	for _, x := range onlyA {
+		for _, y := range onlyB {
+			if sameGivenName(words[x], words[y]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// without returns the words of the sorted bag a that the sorted bag b
+// lacks.
+func without(a, b []uint32) []uint32 {
+	var out []uint32
+	for x, y := 0, 0; x < len(a); {
+		switch {
+		case y == len(b) || a[x] < b[y]:
+			out = append(out, a[x])
+			x++
+		case a[x] > b[y]:
+			y++
+		default:
+			x++
+			y++
+		}
+	}
+	return out
+}
+
+// sameGivenName reports whether two words can be one given name: an
+// initial of the other, one the start of the other, or the same letters
+// with two neighbours swapped.
+func sameGivenName(x, y string) bool {
+	rx, ry := []rune(x), []rune(y)
+	if len(rx) == 0 || len(ry) == 0 {
+		return false
+	}
+	if (len(rx) == 1 || len(ry) == 1) && rx[0] == ry[0] {
+		return true
+	}
+	if respelling(x, y) {
+		return true
+	}
+	if len(rx) != len(ry) {
+		return false
+	}
+	for k := 0; k+1 < len(rx); k++ {
+		if rx[k] != ry[k] {
+			return rx[k] == ry[k+1] && rx[k+1] == ry[k] && string(rx[k+2:]) == string(ry[k+2:])
+		}
+	}
+	return false
+}

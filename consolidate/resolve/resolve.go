@@ -169,6 +169,7 @@ const (
 	SplitTypes      SplitReason = "incompatible_types" // two members had incompatible types, joined through others
 	SplitAnchors    SplitReason = "two_anchors"        // two members were different records of data (rows), joined through others
 	SplitNumbers    SplitReason = "numbers_differ"     // two members differ in their numbers ("11 April 2025" / "8 April 2025"), joined through a name with fewer ("April 2025")
+	SplitGivenNames SplitReason = "given_names_differ" // two person names with different given names ("Hugo Kenji Hernandez" / "Sven Hernandez"), joined through others
 )
 
 // Split records a group that union-find connected and the bounds split.
@@ -780,6 +781,8 @@ func (r *resolver) decideByThreshold(p Pair, i, j int, keys keyKind) (Pair, bool
 		p.Rule = RuleTypo
 		return p, true, false
 	case c >= r.cfg.Low && c < r.cfg.High && substituted(bi, bj, r.text.names.words):
+		return doubt(RuleGuardWords)
+	case c >= r.cfg.Low && r.givenNamesDiffer(i, j):
 		return doubt(RuleGuardWords)
 	case c >= r.cfg.Low && r.subsetAlone(i, j, keys):
 		return doubt(RuleGuardSubset)

@@ -1,0 +1,69 @@
+package resolve
+
+import "testing"
+
+// TestGivenNames_TwoPeopleWithOneSurnameStayApart: person names whose
+// given names differ are two people whatever their cosine (a million
+// generated names had put "Hugo Kenji Hernandez" with "Sven Hernandez");
+// an initial, a shortening or two swapped letters is one given name.
+func TestGivenNames_TwoPeopleWithOneSurnameStayApart(t *testing.T) {
+	for _, tt := range []struct {
+		a, b   string
+		merged bool
+	}{
+		{"Hugo Kenji Hernandez", "Sven Hernandez", false},
+		{"Carlos Marco Fischer", "Marco Diego Fischer", false},
+		{"Mario Rossi", "Maria Rossi", false},
+		{"J. Smithson", "John Smithson", true},
+		{"Alex Turner", "Alexander Turner", true},
+		{"Henrik August Angell", "Henrik Angell", true}, // one more given name
+	} {
+		for _, c := range []float64{0.85, 0.95} {
+			res := mustResolve(t, pairAt(tt.a, tt.b, "Person", c), Config{})
+			if got := together(res, "a", "b"); got != tt.merged {
+				t.Errorf("cosine %.2f: %q / %q merged = %v, want %v; uncertain %+v", c, tt.a, tt.b, got, tt.merged, uncertainPair(res, "a", "b"))
+			}
+			if !tt.merged {
+				if u := uncertainPair(res, "a", "b"); u == nil || u.Rule != RuleGuardWords {
+					t.Errorf("cosine %.2f: %q / %q uncertain = %+v, want %s", c, tt.a, tt.b, u, RuleGuardWords)
+				}
+			}
+		}
+	}
+	// Two swapped letters are one given name for this guard (below High
+	// the one-word-each guard still asks a reviewer).
+	var p resolver
+	p.text = indexOf("Andres Lopez", "Anders Lopez")
+	p.kind = []Kind{KindPerson, KindPerson}
+	if p.givenNamesDiffer(0, 1) {
+		t.Error("Andres / Anders judged two given names")
+	}
+	// Not a person: the guard is not theirs ("Acme Steel Works" / "Apex
+	// Steel" is the subset and words guards' business, not this one's).
+	var r resolver
+	r.text = indexOf("Hugo Kenji Hernandez", "Sven Hernandez")
+	r.kind = []Kind{KindOrganization, KindOrganization}
+	if r.givenNamesDiffer(0, 1) {
+		t.Error("organisation names judged as given names")
+	}
+}
+
+// TestGivenNames_SplitAGroupJoinedThroughAnInitial: "J. Weber" may be
+// John or Jim, but John Weber and Jim Weber are two people: the group the
+// initial joins is split, with reason given_names_differ.
+func TestGivenNames_SplitAGroupJoinedThroughAnInitial(t *testing.T) {
+	var s space
+	e := s.axis()
+	ents := []Entity{
+		ent("a", "J. Weber", "Person", e),
+		ent("b", "John Weber", "Person", s.near(e, 0.95)),
+		ent("c", "Jim Weber", "Person", s.near(e, 0.95)),
+	}
+	res := mustResolve(t, ents, Config{})
+	if together(res, "b", "c") {
+		t.Errorf("John Weber and Jim Weber in one cluster: %+v", clusterOf(res, "b"))
+	}
+	if len(res.Splits) != 1 || res.Splits[0].Reason != SplitGivenNames {
+		t.Errorf("splits %+v; want one, reason %q", res.Splits, SplitGivenNames)
+	}
+}
