@@ -214,7 +214,7 @@ func (r *resolver) guarded(i, j int) bool {
 		variantDiffer(bi, bj, r.variant, t.names.words) ||
 		((fi.short || fj.short) && r.keysOf(i, j) == 0) ||
 		substituted(bi, bj, t.names.words) ||
-		r.subsetAlone(i, j, r.keysOf(i, j))
+		r.subsetAloneIn(i, j, r.keysOf(i, j), t.name[i], t.name[j])
 }
 
 // familyRules reports whether the pair (i, j) is decided by rules that

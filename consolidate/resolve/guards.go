@@ -523,8 +523,31 @@ const tagged = 4
 // automation: applications, technology and research" and the same title
 // with "(Tutorial)"): a tag on a long title, not a thing of its own.
 func (r *resolver) subsetAlone(i, j int, keys keyKind) bool {
+	if r.text == nil {
+		return false
+	}
+	// Two organisation names are compared without their legal forms:
+	// "River Advisors Co." is inside "Accurate River Advisors Ltd.". Names
+	// that differ in one word each, one the other's respelling, are not
+	// (the words of "ALCATEL V" / "ALCATEL VNL", a legal form and the
+	// same run on into a country's code, are no name inside another).
 	t := r.text
-	if t == nil || !strictSubset(t.name[i], t.name[j]) {
+	if wa, wb, ok := oneWordEach(t.name[i], t.name[j]); ok && respelling(t.names.words[wa], t.names.words[wb]) {
+		return false
+	}
+	bi, bj := r.guardBags(i, j)
+	return r.subsetAloneIn(i, j, keys, bi, bj)
+}
+
+// subsetAloneIn is subsetAlone over the bags bi and bj of the two names.
+// The cluster bounds (guarded) pass the names' own bags, legal forms
+// included: two members of a family that both extend a core linked to
+// each ("AKZO ARNHEIMARNHEM NOBEL V" and "AKZO NAAMLOOZE NOBEL
+// VENNOOTSCHAP" around "AKZO NOBEL") are not asked for a signal of their
+// own because one's words, less its legal form, are inside the other's.
+func (r *resolver) subsetAloneIn(i, j int, keys keyKind, bi, bj []uint32) bool {
+	t := r.text
+	if !strictSubset(bi, bj) {
 		return false
 	}
 	if keys&(keySuffix|keyPlural|keyAcronym) != 0 {
@@ -537,7 +560,7 @@ func (r *resolver) subsetAlone(i, j int, keys keyKind) bool {
 	if !concepts && len(t.nb[i]) > 0 && len(t.nb[j]) > 0 && t.neigh.overlap(t.nb[i], t.nb[j]) > 0 {
 		return false
 	}
-	long, short := t.name[i], t.name[j]
+	long, short := bi, bj
 	s := j
 	if len(long) < len(short) {
 		long, short, s = short, long, i

@@ -35,6 +35,8 @@ func TestSubsetGuard_KeepsANameOutOfALongerOne(t *testing.T) {
 		{"Supplier", "Supplier Porto", "concept"},
 		{"Harbour Jacket", "Harbour Jacket Amsterdam", "product"},
 		{"Porto", "Porto Amsterdam", "organization"},
+		// Legal forms do not hide a name inside another.
+		{"River Advisors Co.", "Accurate River Advisors Ltd.", "organization"},
 	} {
 		for _, rules := range allRuleSets {
 			for _, c := range []float64{0.85, 0.95} {
@@ -74,6 +76,16 @@ func TestSubsetGuard_MergesWithASecondSignal(t *testing.T) {
 		if !together(res, "a", "b") {
 			t.Errorf("%s: %q / %q apart; uncertain %+v", tt.name, tt.ents[0].Name, tt.ents[1].Name, uncertainPair(res, "a", "b"))
 		}
+	}
+}
+
+// TestSubsetGuard_ALegalFormRunOnIsNoLongerName: "ALCATEL V" / "ALCATEL
+// VNL" (a legal form run on into a country's code) differ in one word,
+// one the other's respelling: neither name is inside the other.
+func TestSubsetGuard_ALegalFormRunOnIsNoLongerName(t *testing.T) {
+	res := mustResolve(t, pairAt("ALCATEL V", "ALCATEL VNL", "organization", 0.87), Config{})
+	if !together(res, "a", "b") {
+		t.Errorf("apart: uncertain %+v", uncertainPair(res, "a", "b"))
 	}
 }
 
