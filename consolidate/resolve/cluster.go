@@ -213,7 +213,7 @@ func (r *resolver) guarded(i, j int) bool {
 	return numbersDiffer(fi, fj) || r.givenNamesDiffer(i, j) ||
 		variantDiffer(bi, bj, r.variant, t.names.words) ||
 		((fi.short || fj.short) && r.keysOf(i, j) == 0) ||
-		substituted(bi, bj, t.names.words) ||
+		substituted(bi, bj, t.names.words) || r.organisationsDiffer(i, j, bi, bj) ||
 		r.subsetAloneIn(i, j, r.keysOf(i, j), t.name[i], t.name[j])
 }
 

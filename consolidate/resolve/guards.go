@@ -657,3 +657,74 @@ func sameGivenName(x, y string) bool {
 	}
 	return false
 }
+
+// organisationsDiffer reports whether two organisation names name two
+// organisations by the words they do not share: leaving out legal forms,
+// single letters and places, each has such a word, and none of one's is a
+// respelling or a typo of one of the other's, or the other's words run
+// together ("GISTBROCADES" / "BROCADES GIST"): "Zenith Machinery Corp." /
+// "Zenith Legacy Consulting Corp.", "Metro Health KG" / "Prime Metro
+// Medical KG". One word each is substituted's (guard_words already); a
+// name inside the other is the subset guard's.
+func (r *resolver) organisationsDiffer(i, j int, bi, bj []uint32) bool {
+	if r.text == nil || r.kind[i] != KindOrganization || r.kind[j] != KindOrganization {
+		return false
+	}
+	words := r.text.names.words
+	own := func(a, b []uint32) []string {
+		var out []string
+		for _, w := range without(a, b) {
+			if !qualifierWord(words[w], KindOrganization) {
+				out = append(out, words[w])
+			}
+		}
+		return out
+	}
+	onlyA, onlyB := own(bi, bj), own(bj, bi)
+	if len(onlyA) == 0 || len(onlyB) == 0 {
+		return false
+	}
+	for _, x := range onlyA {
+		for _, y := range onlyB {
+			if respelling(x, y) || editSimilarity(x, y) >= typoLevel {
+				return false
+			}
+		}
+	}
+	return !runTogether(onlyA, bj, words) && !runTogether(onlyB, bi, words)
+}
+
+// runTogether reports whether one of the words is the words of bag (two
+// or more of them) written without spaces, in any order.
+func runTogether(ws []string, bag []uint32, words []string) bool {
+	parts := make([]string, len(bag))
+	for k, w := range bag {
+		parts[k] = words[w]
+	}
+	for _, w := range ws {
+		if splits(w, parts, 0) >= 2 {
+			return true
+		}
+	}
+	return false
+}
+
+// splits returns how many of parts make up s end to end (each used at
+// most once; the first way found), or 0 when they cannot.
+func splits(s string, parts []string, used uint64) int {
+	if s == "" {
+		return 0
+	}
+	for k, p := range parts {
+		if k >= 64 || used&(1<<k) != 0 || p == "" || !strings.HasPrefix(s, p) {
+			continue
+		}
+		if len(p) == len(s) {
+			return 1
+		}
+		if n := splits(s[len(p):], parts, used|1<<k); n > 0 {
+			return n + 1
+		}
+	}
+	return 0
+}

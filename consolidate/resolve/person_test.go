@@ -67,3 +67,35 @@ func TestGivenNames_SplitAGroupJoinedThroughAnInitial(t *testing.T) {
 		t.Errorf("splits %+v; want one, reason %q", res.Splits, SplitGivenNames)
 	}
 }
+
+// TestOrganisations_OwnWordsOnBothSidesStayApart: two organisation names
+// that each have words of their own, legal forms and places aside, are two
+// organisations under High (a million generated names had put "Zenith
+// Machinery Corp." with "Zenith Legacy Consulting Corp."), unless a word
+// of one is a respelling or a typo of one of the other's, or the other's
+// words run together.
+func TestOrganisations_OwnWordsOnBothSidesStayApart(t *testing.T) {
+	for _, tt := range []struct {
+		a, b   string
+		merged bool
+	}{
+		{"Zenith Machinery Corp.", "Zenith Legacy Consulting Corp.", false},
+		{"Norwegian Military Academy", "Norwegian Army", false},
+		{"Metro Health KG", "Prime Metro Medical KG", false},
+		{"GISTBROCADES", "BROCADES GIST", true},
+		{"ADIDAS INTERNAT MARKETING", "ADIDAS IUMLAUT MARKETING NTERNAT OVER", true},
+		{"AKZO ARNHEIMARNHEM NOBEL V", "AKZO ARNHEIMARNHEM NL NOBEL V", true}, // a country's code is a place
+	} {
+		res := mustResolve(t, pairAt(tt.a, tt.b, "organization", 0.85), Config{})
+		if got := together(res, "a", "b"); got != tt.merged {
+			t.Errorf("%q / %q merged = %v, want %v; uncertain %+v", tt.a, tt.b, got, tt.merged, uncertainPair(res, "a", "b"))
+		}
+		if u := uncertainPair(res, "a", "b"); !tt.merged && (u == nil || u.Rule != RuleGuardWords) {
+			t.Errorf("%q / %q uncertain = %+v, want %s", tt.a, tt.b, u, RuleGuardWords)
+		}
+	}
+	// At High or above, the cosine alone decides, as for one word each.
+	if res := mustResolve(t, pairAt("Zenith Machinery Corp.", "Zenith Legacy Consulting Corp.", "organization", 0.95), Config{}); !together(res, "a", "b") {
+		t.Errorf("cosine 0.95: apart; uncertain %+v", uncertainPair(res, "a", "b"))
+	}
+}

@@ -784,6 +784,8 @@ func (r *resolver) decideByThreshold(p Pair, i, j int, keys keyKind) (Pair, bool
 		return doubt(RuleGuardWords)
 	case c >= r.cfg.Low && r.givenNamesDiffer(i, j):
 		return doubt(RuleGuardWords)
+	case c >= r.cfg.Low && c < r.cfg.High && r.organisationsDiffer(i, j, bi, bj):
+		return doubt(RuleGuardWords)
 	case c >= r.cfg.Low && r.subsetAlone(i, j, keys):
 		return doubt(RuleGuardSubset)
 	case c >= r.cfg.Low:
