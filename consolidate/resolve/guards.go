@@ -233,7 +233,24 @@ func substituted(a, b []uint32, words []string) bool {
 // (one a prefix of the other: "INTERNAT" / "INTERNATL").
 func variantDiffer(a, b []uint32, variant []bool, words []string) bool {
 	wa, wb, ok := oneWordEach(a, b)
-	return ok && (variant[wa] || variant[wb]) && !respelling(words[wa], words[wb])
+	return ok && (variant[wa] || variant[wb]) && !respelling(words[wa], words[wb]) && !swapped(words[wa], words[wb])
+}
+
+// swapped reports whether two words are the same letters with two
+// neighbours swapped ("Dnever" / "Denver", "Johnasson" / "Johansson"): a
+// typo, never another word of a family of variants nor another given
+// name, which a letter put for another can be ("Mario" / "Maria").
+func swapped(x, y string) bool {
+	rx, ry := []rune(x), []rune(y)
+	if len(rx) != len(ry) || len(rx) < 2 {
+		return false
+	}
+	for k := 0; k+1 < len(rx); k++ {
+		if rx[k] != ry[k] {
+			return rx[k] == ry[k+1] && rx[k+1] == ry[k] && string(rx[k+2:]) == string(ry[k+2:])
+		}
+	}
+	return false
 }
 
 // typoLevel is the least edit similarity of two words that differ by a
@@ -251,8 +268,9 @@ func typoDiffer(a, b []uint32, words []string) bool {
 
 // typoPair reports whether two names of two words or more differ in one
 // word each by a typo (typoDiffer: "quering" / "querying", "ALCATEL BELL"
-// / "ALKATEL BELL") and neither is a person's name, where one letter makes
-// another name ("Mario" / "Maria"), and the one word is not the other
+// / "ALKATEL BELL"), for a person's name only by two neighbouring letters
+// swapped ("Johnasson" / "Johansson": one letter for another makes
+// another name, "Mario" / "Maria"), and the one word is not the other
 // with letters added at its end: that is a derived word as often as a
 // respelling ("South Korea" / "South Korean"). A name of one word is its
 // one word: a letter more or less there is as often another name
@@ -262,12 +280,18 @@ func typoDiffer(a, b []uint32, words []string) bool {
 // (substituted) is for words that differ in what they name.
 // bi and bj are the names' guardBags (typoPairOf finds them).
 func (r *resolver) typoPair(i, j int, bi, bj []uint32) bool {
-	if r.kind[i] == KindPerson || r.kind[j] == KindPerson || len(bi) < 2 || len(bj) < 2 {
+	if len(bi) < 2 || len(bj) < 2 {
 		return false
 	}
 	words := r.text.names.words
 	wa, wb, ok := oneWordEach(bi, bj)
-	return ok && !respelling(words[wa], words[wb]) && editSimilarity(words[wa], words[wb]) >= typoLevel
+	if !ok || respelling(words[wa], words[wb]) {
+		return false
+	}
+	if r.kind[i] == KindPerson || r.kind[j] == KindPerson {
+		return swapped(words[wa], words[wb]) // "Johnasson" / "Johansson"; not "Mario" / "Maria"
+	}
+	return editSimilarity(words[wa], words[wb]) >= typoLevel
 }
 
 func (r *resolver) typoPairOf(i, j int) bool {
@@ -644,18 +668,7 @@ func sameGivenName(x, y string) bool {
 	if (len(rx) == 1 || len(ry) == 1) && rx[0] == ry[0] {
 		return true
 	}
-	if respelling(x, y) {
-		return true
-	}
-	if len(rx) != len(ry) {
-		return false
-	}
-	for k := 0; k+1 < len(rx); k++ {
-		if rx[k] != ry[k] {
-			return rx[k] == ry[k+1] && rx[k+1] == ry[k] && string(rx[k+2:]) == string(ry[k+2:])
-		}
-	}
-	return false
+	return respelling(x, y) || swapped(x, y)
 }
 
 // organisationsDiffer reports whether two organisation names name two

@@ -99,3 +99,46 @@ func TestOrganisations_OwnWordsOnBothSidesStayApart(t *testing.T) {
 		t.Errorf("cosine 0.95: apart; uncertain %+v", uncertainPair(res, "a", "b"))
 	}
 }
+
+// TestTypos_TwoLettersSwapped: two neighbouring letters swapped are a
+// typo, in a person's name too ("Carmen Matrin Gomez"), and even in a word
+// the build knows as a variant ("balck" is no colour); one letter for
+// another in a given name is another name ("Mario" / "Maria").
+func TestTypos_TwoLettersSwapped(t *testing.T) {
+	for _, tt := range []struct {
+		a, b, typ string
+		merged    bool
+	}{
+		{"Carmen Matrin Gomez", "Carmen Martin Gomez", "Person", true},
+		{"Elena Zoe Johnasson", "Elena Zoe Johansson", "Person", true},
+		{"Mario Rossi", "Maria Rossi", "Person", false},
+	} {
+		res := mustResolve(t, pairAt(tt.a, tt.b, tt.typ, 0.85), Config{})
+		if got := together(res, "a", "b"); got != tt.merged {
+			t.Errorf("%q / %q merged = %v, want %v; uncertain %+v", tt.a, tt.b, got, tt.merged, uncertainPair(res, "a", "b"))
+		}
+	}
+	// "black" is a variant of this build (the one word two names differ in,
+	// in two contexts), "balck" a typo of it.
+	var s space
+	e := s.axis()
+	ents := []Entity{ent("a", "Harbour Tee balck XL", "product", e), ent("b", "Harbour Tee black XL", "product", s.near(e, 0.85))}
+	for k, n := range []string{"Tee black XL", "Tee white XL", "Mug black", "Mug red"} {
+		ents = append(ents, ent(string(rune('p'+k)), n, "product", s.axis()))
+	}
+	res := mustResolve(t, ents, Config{})
+	if !together(res, "a", "b") {
+		t.Errorf("balck / black apart; uncertain %+v", uncertainPair(res, "a", "b"))
+	}
+	if res := mustResolve(t, append(ents[:0:0], ent("a", "Harbour Tee white XL", "product", e), ent("b", "Harbour Tee black XL", "product", s.near(e, 0.85)), ents[2], ents[3], ents[4], ents[5]), Config{}); together(res, "a", "b") {
+		t.Error("white / black merged: the variant guard no longer holds")
+	}
+	for _, tt := range []struct {
+		x, y string
+		want bool
+	}{{"dnever", "denver", true}, {"ab", "ba", true}, {"mario", "maria", false}, {"abc", "cba", false}, {"abcd", "abdc", true}, {"abcd", "abcd", false}} {
+		if got := swapped(tt.x, tt.y); got != tt.want {
+			t.Errorf("swapped(%q, %q) = %v, want %v", tt.x, tt.y, got, tt.want)
+		}
+	}
+}
