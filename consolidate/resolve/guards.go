@@ -426,23 +426,32 @@ func qualifierWord(w string, k Kind) bool {
 func (r *resolver) guardBags(i, j int) ([]uint32, []uint32) {
 	t := r.text
 	a, b := t.name[i], t.name[j]
-	if r.kind[i] != KindOrganization || r.kind[j] != KindOrganization {
-		return a, b
+	switch {
+	case r.kind[i] == KindOrganization && r.kind[j] == KindOrganization:
+		return r.withoutLegalForm(a), r.withoutLegalForm(b)
+	case r.kind[i] == KindPerson && r.kind[j] == KindPerson:
+		return r.dropWords(a, honorific), r.dropWords(b, honorific)
 	}
-	return r.withoutLegalForm(a), r.withoutLegalForm(b)
+	return a, b
 }
 
-// withoutLegalForm returns a bag less its legal-form words and single
-// letters, or the bag itself when nothing else is left or nothing is
-// taken away.
-func (r *resolver) withoutLegalForm(bag []uint32) []uint32 {
+// honorifics are the titles before a person's name, which are not part of
+// it ("Dr. Olga Lange" / "Olga Lange").
+var honorifics = setOf("dr", "mr", "mrs", "ms", "mx", "miss", "prof", "professor", "sir", "dame", "lord", "lady",
+	"rev", "reverend", "hon", "herr", "frau", "mme", "mlle", "dott")
+
+func honorific(w string) bool { return honorifics[w] }
+
+// dropWords returns bag without the words drop says to leave out; the bag
+// itself when it has none of them, or when nothing else would be left.
+func (r *resolver) dropWords(bag []uint32, drop func(string) bool) []uint32 {
 	words := r.text.names.words
-	if !slices.ContainsFunc(bag, func(w uint32) bool { return legalFormWord(words[w]) }) {
+	if !slices.ContainsFunc(bag, func(w uint32) bool { return drop(words[w]) }) {
 		return bag
 	}
 	out := make([]uint32, 0, len(bag))
 	for _, w := range bag {
-		if !legalFormWord(words[w]) {
+		if !drop(words[w]) {
 			out = append(out, w)
 		}
 	}
@@ -451,6 +460,11 @@ func (r *resolver) withoutLegalForm(bag []uint32) []uint32 {
 	}
 	return out
 }
+
+// withoutLegalForm returns a bag less its legal-form words and single
+// letters, or the bag itself when nothing else is left or nothing is
+// taken away.
+func (r *resolver) withoutLegalForm(bag []uint32) []uint32 { return r.dropWords(bag, legalFormWord) }
 
 // variantBags are the bags variantWords learns from: each name's words,
 // and for an organisation name its words less its legal-form words and
@@ -622,7 +636,7 @@ func (r *resolver) givenNamesDiffer(i, j int) bool {
 	if r.text == nil || r.kind[i] != KindPerson || r.kind[j] != KindPerson {
 		return false
 	}
-	a, b := r.text.name[i], r.text.name[j]
+	a, b := r.guardBags(i, j)
 	onlyA, onlyB := without(a, b), without(b, a)
 	if len(onlyA) == 0 || len(onlyB) == 0 {
 		return false

@@ -142,3 +142,30 @@ func TestTypos_TwoLettersSwapped(t *testing.T) {
 		}
 	}
 }
+
+// TestHonorifics_AreNotPartOfAPersonsName: "Dr. Olga Lange" is Olga
+// Lange (the subset guard held them: "dr" was a word the shorter lacked),
+// and a doctor and a professor of one name are not two given names.
+func TestHonorifics_AreNotPartOfAPersonsName(t *testing.T) {
+	for _, tt := range [][2]string{
+		{"Dr. Olga Lange", "Olga Lange"},
+		{"Dr. Wei Takahashi", "Prof. Wei Takahashi"},
+		{"Mrs Eva Hill", "Eva Hill"},
+	} {
+		// Another person holds the shorter name, so "the only longer
+		// person name" does not merge them either.
+		ents := pairAt(tt[0], tt[1], "Person", 0.88)
+		ents = append(ents, ent("z", "Anna "+tt[1], "Person", ents[2].Vector))
+		ents[2].Vector = make([]float32, len(ents[2].Vector))
+		ents[2].Vector[len(ents[2].Vector)-1] = 1
+		res := mustResolve(t, ents, Config{})
+		if !together(res, "a", "b") {
+			t.Errorf("%q / %q apart; uncertain %+v", tt[0], tt[1], uncertainPair(res, "a", "b"))
+		}
+	}
+	// Not for organisations: "Dr" may be a company's own word there.
+	res := mustResolve(t, pairAt("Dr. Oetker", "Oetker", "organization", 0.88), Config{})
+	if together(res, "a", "b") {
+		t.Error("Dr. Oetker merged into Oetker")
+	}
+}
