@@ -241,14 +241,20 @@ func variantDiffer(a, b []uint32, variant []bool, words []string) bool {
 // typo, never another word of a family of variants nor another given
 // name, which a letter put for another can be ("Mario" / "Maria").
 func swapped(x, y string) bool {
-	rx, ry := []rune(x), []rune(y)
-	if len(rx) != len(ry) || len(rx) < 2 {
+	if len(x) != len(y) || x == y {
 		return false
 	}
-	for k := 0; k+1 < len(rx); k++ {
-		if rx[k] != ry[k] {
-			return rx[k] == ry[k+1] && rx[k+1] == ry[k] && string(rx[k+2:]) == string(ry[k+2:])
+	for k := 0; k < len(x); {
+		cx, nx := utf8.DecodeRuneInString(x[k:])
+		cy, ny := utf8.DecodeRuneInString(y[k:])
+		if cx == cy {
+			k += nx
+			continue
 		}
+		// The first difference: x has cx then dx, y has cy then dy.
+		dx, mx := utf8.DecodeRuneInString(x[k+nx:])
+		dy, my := utf8.DecodeRuneInString(y[k+ny:])
+		return cx == dy && dx == cy && nx+mx == ny+my && x[k+nx+mx:] == y[k+ny+my:]
 	}
 	return false
 }
@@ -637,7 +643,8 @@ func (r *resolver) givenNamesDiffer(i, j int) bool {
 		return false
 	}
 	a, b := r.guardBags(i, j)
-	onlyA, onlyB := without(a, b), without(b, a)
+	var bufA, bufB [16]uint32 // on the stack: this runs on every candidate pair of two persons
+	onlyA, onlyB := without(bufA[:0], a, b, nil), without(bufB[:0], b, a, nil)
 	if len(onlyA) == 0 || len(onlyB) == 0 {
 		return false
 	}
@@ -652,14 +659,15 @@ func (r *resolver) givenNamesDiffer(i, j int) bool {
 	return true
 }
 
-// without returns the words of the sorted bag a that the sorted bag b
-// lacks.
-func without(a, b []uint32) []uint32 {
-	var out []uint32
+// without appends to out the words of the sorted bag a that the sorted
+// bag b lacks, leaving out those skip says to (nil: none).
+func without(out, a, b []uint32, skip func(uint32) bool) []uint32 {
 	for x, y := 0, 0; x < len(a); {
 		switch {
 		case y == len(b) || a[x] < b[y]:
-			out = append(out, a[x])
+			if skip == nil || !skip(a[x]) {
+				out = append(out, a[x])
+			}
 			x++
 		case a[x] > b[y]:
 			y++
@@ -675,12 +683,13 @@ func without(a, b []uint32) []uint32 {
 // initial of the other, one the start of the other, or the same letters
 // with two neighbours swapped.
 func sameGivenName(x, y string) bool {
-	rx, ry := []rune(x), []rune(y)
-	if len(rx) == 0 || len(ry) == 0 {
+	if x == "" || y == "" {
 		return false
 	}
-	if (len(rx) == 1 || len(ry) == 1) && rx[0] == ry[0] {
-		return true
+	fx, nx := utf8.DecodeRuneInString(x)
+	fy, ny := utf8.DecodeRuneInString(y)
+	if (nx == len(x) || ny == len(y)) && fx == fy {
+		return true // an initial
 	}
 	return respelling(x, y) || swapped(x, y)
 }
@@ -698,22 +707,15 @@ func (r *resolver) organisationsDiffer(i, j int, bi, bj []uint32) bool {
 		return false
 	}
 	words := r.text.names.words
-	own := func(a, b []uint32) []string {
-		var out []string
-		for _, w := range without(a, b) {
-			if !qualifierWord(words[w], KindOrganization) {
-				out = append(out, words[w])
-			}
-		}
-		return out
-	}
-	onlyA, onlyB := own(bi, bj), own(bj, bi)
+	qualifier := func(w uint32) bool { return qualifierWord(words[w], KindOrganization) }
+	var bufA, bufB [16]uint32 // on the stack: this runs on every candidate pair of two organisations
+	onlyA, onlyB := without(bufA[:0], bi, bj, qualifier), without(bufB[:0], bj, bi, qualifier)
 	if len(onlyA) == 0 || len(onlyB) == 0 {
 		return false
 	}
 	for _, x := range onlyA {
 		for _, y := range onlyB {
-			if respelling(x, y) || editSimilarity(x, y) >= typoLevel {
+			if respelling(words[x], words[y]) || editSimilarity(words[x], words[y]) >= typoLevel {
 				return false
 			}
 		}
@@ -721,15 +723,21 @@ func (r *resolver) organisationsDiffer(i, j int, bi, bj []uint32) bool {
 	return !runTogether(onlyA, bj, words) && !runTogether(onlyB, bi, words)
 }
 
-// runTogether reports whether one of the words is the words of bag (two
-// or more of them) written without spaces, in any order.
-func runTogether(ws []string, bag []uint32, words []string) bool {
-	parts := make([]string, len(bag))
-	for k, w := range bag {
-		parts[k] = words[w]
-	}
+// runTogether reports whether one of the words ws is the words of bag
+// (two or more of them) written without spaces, in any order.
+func runTogether(ws, bag []uint32, words []string) bool {
+	var parts []string
 	for _, w := range ws {
-		if splits(w, parts, 0) >= 2 {
+		if len(words[w]) < 4 {
+			continue // no two words of a name run together in fewer letters
+		}
+		if parts == nil {
+			parts = make([]string, len(bag))
+			for k, b := range bag {
+				parts[k] = words[b]
+			}
+		}
+		if splits(words[w], parts, 0) >= 2 {
 			return true
 		}
 	}

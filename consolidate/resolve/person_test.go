@@ -15,6 +15,7 @@ func TestGivenNames_TwoPeopleWithOneSurnameStayApart(t *testing.T) {
 		{"Carlos Marco Fischer", "Marco Diego Fischer", false},
 		{"Mario Rossi", "Maria Rossi", false},
 		{"J. Smithson", "John Smithson", true},
+		{"Ö. Lindqvist", "Örjan Lindqvist", true},
 		{"Alex Turner", "Alexander Turner", true},
 		{"Henrik August Angell", "Henrik Angell", true}, // one more given name
 	} {
@@ -136,7 +137,7 @@ func TestTypos_TwoLettersSwapped(t *testing.T) {
 	for _, tt := range []struct {
 		x, y string
 		want bool
-	}{{"dnever", "denver", true}, {"ab", "ba", true}, {"mario", "maria", false}, {"abc", "cba", false}, {"abcd", "abdc", true}, {"abcd", "abcd", false}} {
+	}{{"dnever", "denver", true}, {"ab", "ba", true}, {"mario", "maria", false}, {"abc", "cba", false}, {"abcd", "abdc", true}, {"abcd", "abcd", false}, {"jösef", "jsöef", true}, {"jösef", "jöesf", true}, {"aéb", "abé", true}, {"aé", "éa", true}, {"ab", "abc", false}} {
 		if got := swapped(tt.x, tt.y); got != tt.want {
 			t.Errorf("swapped(%q, %q) = %v, want %v", tt.x, tt.y, got, tt.want)
 		}
