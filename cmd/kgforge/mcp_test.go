@@ -54,23 +54,14 @@ func TestServeMCP_StopsWithAStreamAndASpareConnectionOpen(t *testing.T) {
 	done := make(chan error, 1)
 	g := &globals{log: slog.New(slog.DiscardHandler)}
 	go func() { done <- serveMCP(ctx, g, addr, h) }()
-	var resp *http.Response
-	for try := 0; ; try++ {
-		if resp, err = http.Get("http://" + addr + "/mcp"); err == nil || try == 50 {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	resp := getWhenListening(t, "http://"+addr+"/mcp")
+	defer func() { _ = resp.Body.Close() }()
 	<-streaming
 	spare, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer spare.Close()
+	defer func() { _ = spare.Close() }()
 	cancel()
 	select {
 	case err := <-done:
@@ -94,5 +85,21 @@ func TestServeMCP_StopsWithAStreamAndASpareConnectionOpen(t *testing.T) {
 	_ = spare.SetReadDeadline(time.Now().Add(5 * time.Second))
 	if _, err := spare.Read(make([]byte, 1)); err == nil {
 		t.Error("the spare connection is still open")
+	}
+}
+
+// getWhenListening GETs url, retrying for a second while the server
+// starts listening.
+func getWhenListening(t *testing.T, url string) *http.Response {
+	t.Helper()
+	for try := 0; ; try++ {
+		resp, err := http.Get(url)
+		if err == nil {
+			return resp
+		}
+		if try == 50 {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -69,12 +69,12 @@ var numberWords = func() map[string]string {
 		m[w] = strconv.Itoa(i + 1)
 	}
 	suffix := func(n int) string {
-		switch {
-		case n == 1:
+		switch n {
+		case 1:
 			return "st"
-		case n == 2:
+		case 2:
 			return "nd"
-		case n == 3:
+		case 3:
 			return "rd"
 		}
 		return "th"

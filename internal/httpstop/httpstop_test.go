@@ -29,7 +29,7 @@ func closed(c net.Conn, wait time.Duration) bool {
 	_ = c.SetReadDeadline(time.Now().Add(wait))
 	_, err := c.Read(make([]byte, 1))
 	var ne net.Error
-	return err != nil && !(errors.As(err, &ne) && ne.Timeout())
+	return err != nil && (!errors.As(err, &ne) || !ne.Timeout())
 }
 
 // TestTrack_ClosesASpareConnectionAtOnce: a connection that sent nothing
@@ -95,7 +95,7 @@ func TestStop_ClosesAStreamThatOutlivesTheGrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	<-started
 	quick := make(chan int, 1)
 	go func() {
