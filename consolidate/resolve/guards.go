@@ -17,15 +17,21 @@ import (
 func codes(toks []string) []string {
 	var out []string
 	for _, t := range toks {
-		if v, ok := months[t]; ok {
-			out = append(out, "m"+strconv.Itoa(v))
-		} else if v, ok := romans[t]; ok {
-			out = append(out, strconv.Itoa(v))
-		} else if strings.ContainsFunc(t, unicode.IsDigit) {
-			out = append(out, t)
+		if c, ok := code(t); ok {
+			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// code is the code of one word for codes, and whether it has one.
+func code(t string) (string, bool) {
+	if v, ok := months[t]; ok {
+		return "m" + strconv.Itoa(v), true
+	} else if v, ok := romans[t]; ok {
+		return strconv.Itoa(v), true
+	}
+	return t, strings.ContainsFunc(t, unicode.IsDigit)
 }
 
 // nameCodes is codes for an entity's name: number words count as the
@@ -54,8 +60,8 @@ func nameCodes(name string, toks []string, person bool) []string {
 			}
 		} else if _, ok := months[t]; ok && person {
 			continue
-		} else {
-			out = append(out, codes([]string{t})...)
+		} else if c, ok := code(t); ok {
+			out = append(out, c)
 		}
 	}
 	return out
