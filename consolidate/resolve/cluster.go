@@ -134,37 +134,66 @@ func (r *resolver) sim(i, j int) float64 {
 	return c
 }
 
-// sharedCore returns a core of the pair (i, j), or -1: an entity merged
-// with both (an accepted link to each) whose name words are all in both
-// names, as the containment signal agrees (IDF-weighted containment ≥
-// containmentLevel), that is not short. Such a pair is a name family, one
-// core with different qualifiers: "AKZO NOBEL" in "AKZO ARNHEM NOBEL V" and
-// in "AKZO NAAMLOOZE NOBEL VENNOOTSCHAP", whose cosine is low because the
-// qualifiers differ. The guards stay absolute (guarded): a pair whose
-// numbers differ, whose names differ only in a variant word ("Jacket
-// black" / "Jacket white" around "Jacket") or in one word each ("John
-// Smith" / "Jane Smith" around "Smith") has no core. The lowest such
-// entity is returned.
+// sharedCore returns a core of the pair (i, j), or -1: an entity whose
+// name words are all in both names, as the containment signal agrees
+// (IDF-weighted containment ≥ containmentLevel), that is not short, and
+// that reaches each of the two through accepted links whose every member
+// holds it too (a link to each, or a path of forms of it: "BROCADES GIST"
+// – "BROCADES GIST V" – "BROCADES GIST VNL"). Such a pair is a name
+// family, one core with different qualifiers: "AKZO NOBEL" in "AKZO
+// ARNHEM NOBEL V" and in "AKZO NAAMLOOZE NOBEL VENNOOTSCHAP", whose cosine
+// is low because the qualifiers differ. The guards stay absolute
+// (guarded): a pair whose numbers differ, whose names differ only in a
+// variant word ("Jacket black" / "Jacket white" around "Jacket") or in one
+// word each ("John Smith" / "Jane Smith" around "Smith") has no core. The
+// first core found from i, nearest first, is returned.
 func (r *resolver) sharedCore(i, j int) int {
 	if r.guarded(i, j) {
 		return -1
 	}
-	li, lj := r.links[i], r.links[j]
-	for x, y := 0, 0; x < len(li) && y < len(lj); {
-		switch {
-		case li[x] < lj[y]:
-			x++
-		case li[x] > lj[y]:
-			y++
-		default:
-			if k := int(li[x]); r.isCoreOf(k, i) && r.isCoreOf(k, j) {
+	// The entities i reaches through accepted links, nearest first, at
+	// most a cluster's worth: each is a core if it holds i and j and
+	// reaches both through its own forms.
+	queue := r.coreQueue[:0] // the entities reached, in order
+	queue = append(queue, int32(i))
+	defer func() { r.coreQueue = queue[:0] }()
+	for q := 0; q < len(queue) && q <= r.cfg.MaxClusterSize; q++ {
+		for _, n := range r.links[queue[q]] {
+			k := int(n)
+			if slices.Contains(queue, n) {
+				continue
+			}
+			queue = append(queue, n)
+			if k != j && r.isCoreOf(k, i) && r.isCoreOf(k, j) && r.formsReach(k, i, j) {
 				return k
 			}
-			x++
-			y++
 		}
 	}
 	return -1
+}
+
+// formsReach reports whether core k reaches both i and j through accepted
+// links whose every member is a form of k (isCoreOf).
+func (r *resolver) formsReach(k, i, j int) bool {
+	queue := r.formQueue[:0] // the forms reached, in order
+	queue = append(queue, int32(k))
+	defer func() { r.formQueue = queue[:0] }()
+	found := 0
+	for q := 0; q < len(queue) && q <= r.cfg.MaxClusterSize; q++ {
+		for _, n := range r.links[queue[q]] {
+			m := int(n)
+			if slices.Contains(queue, n) || !r.isCoreOf(k, m) {
+				continue
+			}
+			if m == i || m == j {
+				if found++; found == 2 {
+					return true
+				}
+			}
+			queue = append(queue, n)
+		}
+	}
+	return false
 }
 
 // markCores adds SignalSharedCore to the merges of a cluster (its members
@@ -230,10 +259,34 @@ func (r *resolver) familyRules(i, j int) bool {
 }
 
 // isCoreOf reports whether entity k can be the core of a family holding
-// entity i: k is not short and its name words are all in i's.
+// entity i: k is not short and its name words are all in i's, or run
+// together in one of i's words ("BROCADES GIST" in "GISTBROCADES", as
+// organisationsDiffer reads a run-together name).
 func (r *resolver) isCoreOf(k, i int) bool {
 	t := r.text
-	return !r.feat[k].short && len(t.name[k]) > 0 && t.names.containment(t.name[k], t.name[i]) >= containmentLevel
+	if r.feat[k].short || len(t.name[k]) == 0 {
+		return false
+	}
+	return t.names.containment(t.name[k], t.name[i]) >= containmentLevel || runTogetherAll(t.name[i], t.name[k], t.names.words)
+}
+
+// runTogetherAll reports whether one of the words ws is all the words of
+// bag (two or more) written without spaces, in any order.
+func runTogetherAll(ws, bag []uint32, words []string) bool {
+	if len(bag) < 2 || len(bag) > 8 {
+		return false
+	}
+	var buf [8]string
+	parts := buf[:len(bag)]
+	for k, b := range bag {
+		parts[k] = words[b]
+	}
+	for _, w := range ws {
+		if splits(words[w], parts, 0) == len(parts) {
+			return true
+		}
+	}
+	return false
 }
 
 // scoreHolds reports whether the score keeps two members of a group

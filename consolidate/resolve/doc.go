@@ -214,10 +214,12 @@
 //   - it shares rare words as a candidate does (containment ≥ 0.5) and its
 //     score reaches Uncertain (the score is consulted for no other pair,
 //     as it was fitted on candidate pairs), or
-//   - it has a shared core: a member that is not short, merged with both
-//     (an accepted link to each), whose name words are all in both names
-//     (containment ≥ 0.999, the level at which the containment signal
-//     agrees). That is a name family, one core with different qualifiers
+//   - it has a shared core: a member that is not short, whose name words
+//     are all in both names (containment ≥ 0.999, the level at which the
+//     containment signal agrees) or run together in one word of a name
+//     ("BROCADES GIST" in "GISTBROCADES"), and that reaches both through
+//     accepted links whose every member is such a form of it (a link to
+//     each, or a path of forms). That is a name family, one core with different qualifiers
 //     ("AKZO NOBEL", "AKZO ARNHEM NOBEL V", "AKZO NAAMLOOZE NOBEL
 //     VENNOOTSCHAP"), whose members can be far apart by cosine. The merges
 //     from the core to two members held only this way carry the signal

@@ -141,3 +141,83 @@ func TestBoundSplitsAFamilyOfSubstitutedNames(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundKeepsARunTogetherNameInItsFamily: PATSTAT's "GISTBROCADES" is
+// "BROCADES GIST" written without a space; with the core merged to it and
+// to "BROCADES GIST BV" (cosine 0.9 each), the two forms are far apart by
+// cosine (0.62), and the core's words, run together in the one word, hold
+// them as a family as they hold forms that contain the words.
+func TestBoundKeepsARunTogetherNameInItsFamily(t *testing.T) {
+	ents := family("Brocades Gist", "Gistbrocades", "Brocades Gist BV", 0.9)
+	res := mustResolve(t, ents, Config{})
+	if !together(res, "core", "left") || !together(res, "core", "right") {
+		t.Fatalf("the family is split: %+v; splits %+v", clusterOf(res, "core"), res.Splits)
+	}
+	// Words run together in another order, or only some of them, are no core.
+	for _, c := range []struct {
+		ws, bag []string
+		want    bool
+	}{
+		{[]string{"gistbrocades"}, []string{"brocades", "gist"}, true},
+		{[]string{"delft", "gistbrocades"}, []string{"gist", "brocades"}, true},
+		{[]string{"gistbrocadesdelft"}, []string{"brocades", "gist"}, false},
+		{[]string{"gist"}, []string{"brocades", "gist"}, false},
+		{[]string{"gistgist"}, []string{"gist"}, false},
+	} {
+		words := append(append([]string{}, c.ws...), c.bag...)
+		ws := make([]uint32, len(c.ws))
+		for k := range ws {
+			ws[k] = uint32(k)
+		}
+		bag := make([]uint32, len(c.bag))
+		for k := range bag {
+			bag[k] = uint32(len(c.ws) + k)
+		}
+		if got := runTogetherAll(ws, bag, words); got != c.want {
+			t.Errorf("runTogetherAll(%q, %q) = %v, want %v", c.ws, c.bag, got, c.want)
+		}
+	}
+}
+
+// TestBoundKeepsAFamilyJoinedThroughAForm: the core reaches a far form
+// ("Brocades Delft Gist V", cosine 0.78 from the core: no merge of its
+// own) only through another form ("Brocades Gist V"); the far form and
+// "Gistbrocades" are at cosine 0.51. Every member on the path holds the
+// core's words, so the core holds the two together. A path through a
+// member that is not a form of the core (a typo of it) holds nothing.
+func TestBoundKeepsAFamilyJoinedThroughAForm(t *testing.T) {
+	vec := func(x, y, z float64) []float32 {
+		v := make([]float32, testDim)
+		v[0], v[1], v[2] = float32(x), float32(y), float32(z)
+		return v
+	}
+	far := func(c0, c1 float64) []float32 { // at c0 from e0, at c1 from (0.9, 0.436, 0)
+		y := (c1 - 0.9*c0) / math.Sqrt(1-0.81)
+		return vec(c0, y, -math.Sqrt(1-c0*c0-y*y))
+	}
+	s := math.Sqrt(1 - 0.81)
+	build := func(middle string) []Entity {
+		ents := []Entity{
+			ent("core", "Brocades Gist", "organization", vec(1, 0, 0)),
+			ent("left", "Gistbrocades", "organization", vec(0.9, 0, s)),
+			ent("mid", middle, "organization", vec(0.9, s, 0)),
+			ent("far", "Brocades Delft Gist V", "organization", far(0.78, 0.9)),
+		}
+		var sp space
+		sp.next = 3
+		for k, n := range filler {
+			ents = append(ents, ent(string(rune('f'+k)), n, "organization", sp.axis()))
+		}
+		return ents
+	}
+	res := mustResolve(t, build("Brocades Gist V"), Config{})
+	for _, m := range []string{"left", "mid", "far"} {
+		if !together(res, "core", m) {
+			t.Errorf("%s is not with the core: %+v; splits %+v", m, clusterOf(res, "core"), res.Splits)
+		}
+	}
+	res = mustResolve(t, build("Brocades Gistt V"), Config{})
+	if together(res, "left", "far") {
+		t.Errorf("a path through a typo of the core held the family: %+v", clusterOf(res, "core"))
+	}
+}

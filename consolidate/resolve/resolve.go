@@ -275,6 +275,8 @@ type resolver struct {
 	typeOf    []int32   // entity → index in typeNames
 	typeOK    [][]bool  // compatibility of two type indexes
 	links     [][]int32 // entity → the entities it has an accepted link with
+	coreQueue []int32   // sharedCore's scratch: the entities it reached
+	formQueue []int32   // formsReach's scratch: the forms it reached
 
 	keepApart []bool
 	cannot    map[uint64]bool // pairKey(i, j) of cannot-link pairs
