@@ -77,7 +77,10 @@
 //
 //   - guard_number: names that differ in a number, a Roman numeral (II to
 //     XXXIX) or a month name ("Station 1"/"Station 2", "Model X50"/"Model
-//     X500", "2023 report"/"2024 report") never merge automatically,
+//     X500", "2023 report"/"2024 report"), and two product names whose
+//     model marks (words in capitals of five letters or more, in a name
+//     that also writes small letters: "LCS-CSJ" / "LCS-TWA/B") each hold
+//     one the other lacks, never merge automatically,
 //     whatever their cosine; they are uncertain when the cosine is ≥ Low or
 //     a key agrees, else apart.
 //   - same_name: equal normalised names merge.

@@ -101,18 +101,77 @@ var numberWords = func() map[string]string {
 // other lacks ("Station 1" / "Station 2", "2023 report" / "2024 report");
 // extra numbers on one side only (a longer title's specifications) do not
 // count.
+//
+// Two product names whose model marks (marksOf: "LCS-CSJ",
+// "NDSUSGSKB") each hold one the other name lacks differ too ("Sony
+// LCS-CSJ Soft Carrying Case" / "Sony LCS-TWA/B Soft Leather Carrying
+// Case"); a name with marks beside one without does not (a catalogue
+// writes the code on one side only).
 func numbersDiffer(a, b *features) bool {
-	if (len(a.codes) == 0) != (len(b.codes) == 0) {
+	na, nb := a.numbers(), b.numbers()
+	if (len(na) == 0) != (len(nb) == 0) {
 		return true
 	}
-	return !allFound(a.codes, b) && !allFound(b.codes, a)
+	if len(na) > 0 && !allFound(na, b) && !allFound(nb, a) {
+		return true
+	}
+	ma, mb := a.modelMarks(), b.modelMarks()
+	return len(ma) > 0 && len(mb) > 0 && !marksFound(ma, b) && !marksFound(mb, a)
+}
+
+// marksFound reports whether every mark is one of the other name's marks,
+// or that with two neighbouring letters swapped (a typo: "HSOLOMDNT" /
+// "HSOLOMNDT"), or inside its compact name.
+func marksFound(marks []string, other *features) bool {
+	for _, m := range marks {
+		if !strings.Contains(other.name, m) && !slices.ContainsFunc(other.modelMarks(), func(o string) bool { return o == m || swapped(o, m) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// minMark is the fewest letters of a model mark.
+const minMark = 5
+
+// marksOf returns the model codes of a product name that hold no digit
+// (those with a digit are codes already): its words as written (split at
+// spaces, commas and parentheses) of at least minMark letters, all in
+// capitals, in a name that also writes small letters (a name in capitals
+// throughout has no way to set a code apart), as NormalizeName spells
+// them without spaces: "LCS-CSQ/B" is "lcscsqb". "SONY" is too short to
+// be one; a brand in capitals ("PHILIPS") is a mark that the other name
+// holds as a word, so it agrees.
+func marksOf(name string) []string {
+	if !strings.ContainsFunc(name, unicode.IsLower) {
+		return nil
+	}
+	var out []string
+	for _, w := range strings.FieldsFunc(name, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(",;()[]", r) }) {
+		letters := 0
+		ok := true
+		for _, r := range w {
+			switch {
+			case unicode.IsUpper(r):
+				letters++
+			case unicode.IsLower(r) || unicode.IsDigit(r):
+				ok = false
+			}
+		}
+		if ok && letters >= minMark {
+			if m := strings.ReplaceAll(NormalizeName(w), " ", ""); !slices.Contains(out, m) {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
 }
 
 // allFound reports whether every code is one of the other name's codes or
 // inside its compact name whole.
 func allFound(codes []string, other *features) bool {
 	for _, c := range codes {
-		if !slices.Contains(other.codes, c) && !foundWhole(c, other.name) {
+		if !slices.Contains(other.numbers(), c) && !foundWhole(c, other.name) {
 			return false
 		}
 	}

@@ -112,6 +112,12 @@ func setOf(words ...string) map[string]bool {
 	return m
 }
 
+// numbers returns the codes of f that are not model marks.
+func (f *features) numbers() []string { return f.codes[:len(f.codes)-int(f.marks)] }
+
+// modelMarks returns f's model marks (a product's).
+func (f *features) modelMarks() []string { return f.codes[len(f.codes)-int(f.marks):] }
+
 // features is what resolution needs to know of a name besides its vector.
 type features struct {
 	name     string   // compact NormalizeName: spaces removed
@@ -119,8 +125,9 @@ type features struct {
 	plural   string   // suffix with its last word made singular
 	acrShort string   // the name as an acronym: one token of 2 to 6 letters
 	acrLong  []string // initials of the name's significant words, then of all words
-	codes    []string // the words holding a digit, Roman numerals, number words and months (nameCodes, guards.go)
+	codes    []string // the words holding a digit, Roman numerals, number words and months (nameCodes, guards.go), then the marks
 	short    bool     // too short or too repetitive to trust a cosine alone
+	marks    uint8    // how many of codes, at its end, are a product's model marks ("LCS-CSJ": marksOf, guards.go)
 	typ      string   // folded type; "" when unknown
 }
 
@@ -129,6 +136,12 @@ func nameFeatures(name, typ string) features {
 	toks := strings.Fields(n)
 	f := features{name: strings.Join(toks, ""), typ: normalizeType(typ)}
 	f.codes = nameCodes(name, toks, KindOf(typ) == KindPerson)
+	if KindOf(typ) == KindProduct {
+		if m := marksOf(name); len(m) > 0 {
+			m = m[:min(len(m), math.MaxUint8)]
+			f.codes, f.marks = append(f.codes, m...), uint8(len(m))
+		}
+	}
 
 	core := toks
 	if len(core) > 1 && core[0] == "the" {

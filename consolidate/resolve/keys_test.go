@@ -172,3 +172,33 @@ func TestCompatibility(t *testing.T) {
 		t.Errorf("normalizeType: unknown and case are not folded")
 	}
 }
+
+func TestNumbersDiffer_ModelMarksOfProducts(t *testing.T) {
+	for _, tt := range []struct {
+		a, b, typ string
+		same      bool
+	}{
+		// Two marks, neither in the other name: two products.
+		{"Sony LCS-CSJ Black Soft Carrying Case - LCSCSJ", "Sony LCS-CSQ/B Black Soft Carrying Case - LCSCSQB", "product", false},
+		{"Nintendo DS Lite Onyx Black Portable Gaming System - NDSUSGSKB", "Nintendo DS Lite Crimson/Black Portable Gaming System - NDSUSGSRMKB", "product", false},
+		// The same mark written with and without separators, or with two
+		// letters swapped (a typo), agrees.
+		{"Sony LCS-CSQ Soft Cyber-shot Camera Case - LCSCSQ/B", "Sony LCS-CSQ/B Black Soft Carrying Case - LCSCSQB", "product", true},
+		{"Speck SeeThru Clear Hard Shell Case For MacBook Air - MBACLRSEE", "Speck Products SeeThru Case for Apple MacBook Air - MBA-CLR-SEE", "product", true},
+		{"Boston Acoustics Solo AM/FM Large Display Clock Radio - HSOLOMDNT", "Boston Acoustics Horizon Solo AM/FM Radio - HSOLOMNDT", "product", true},
+		// A mark on one side only, or a brand in capitals the other
+		// writes in small letters, is no difference.
+		{"Sony LCS-CSJ Soft Camera Case - LCSCSJ", "Sony Black Soft Carrying Case", "product", true},
+		{"PHILIPS Shaver Series Travel Kit - TRAVELKIT", "Philips Shaver Series Travel Kit", "product", true},
+		// Short words in capitals are no marks; a name in capitals
+		// throughout has none; other kinds have none.
+		{"SONY HDMI Cable", "SONY DVI Cable", "product", true},
+		{"ACME WIDGET DELUXE", "ACME WIDGET SUPREME", "product", true},
+		{"Sony LCS-CSJ Case - LCSCSJ", "Sony LCS-CSQ/B Case - LCSCSQB", "organization", true},
+	} {
+		fa, fb := nameFeatures(tt.a, tt.typ), nameFeatures(tt.b, tt.typ)
+		if got := !numbersDiffer(&fa, &fb); got != tt.same {
+			t.Errorf("%q (%q) vs %q (%q) as %s: same numbers = %v, want %v", tt.a, fa.modelMarks(), tt.b, fb.modelMarks(), tt.typ, got, tt.same)
+		}
+	}
+}
