@@ -387,8 +387,12 @@ func (c *Client) retry(ctx context.Context, what string, op func() error) error 
 }
 
 // Transient reports whether err is worth retrying: a 5xx or 429 from the
-// server (503 is Ollama's "queue full"), a reset or refused connection, an
-// unexpected EOF or a timeout.
+// server (503 is Ollama's "queue full"), a reset or refused connection, a
+// connection closed under the request (a server that reset it while the
+// request was still being written: "use of closed network connection"; or
+// a kept-alive connection the server closed as the request went out, which
+// Go's HTTP client does not retry for a POST), an unexpected EOF or a
+// timeout.
 func Transient(err error) bool {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return false
@@ -401,13 +405,20 @@ func Transient(err error) bool {
 	if errors.As(err, &ae) {
 		return false
 	}
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) {
+		return true
+	}
+	if strings.Contains(err.Error(), errServerClosedIdle) {
 		return true
 	}
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
 }
+
+// errServerClosedIdle is the message of net/http's unexported error for a
+// request sent on a kept-alive connection the server had just closed.
+const errServerClosedIdle = "http: server closed idle connection"
 
 // The models kgforge's example pipeline and tests use; scripts/ollama.sh
 // creates them from PyPI packages.

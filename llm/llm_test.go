@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -16,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ollama/ollama/api"
 	"go.uber.org/goleak"
 )
 
@@ -365,5 +368,35 @@ func TestClient_NumThreadIntegration(t *testing.T) {
 	vecs, err := c.Embed(context.Background(), EmbedModelForTests, []string{"bicycle frame"}, 1)
 	if err != nil || len(vecs) != 1 || len(vecs[0]) != 384 {
 		t.Fatalf("embed with num_thread 1: %d vectors, err %v", len(vecs), err)
+	}
+}
+
+// TestTransient_AConnectionClosedUnderTheRequest: a server that resets
+// the connection while the client still writes the request body fails
+// the POST with "use of closed network connection" (in 5 of about 260
+// runs of stages' dying-endpoint test, each losing a chunk); a kept-alive
+// connection the server closed as the request went out fails it with
+// net/http's "server closed idle connection". Both are the server going
+// away, worth another try; a refused authorisation and a 400 are not.
+func TestTransient_AConnectionClosedUnderTheRequest(t *testing.T) {
+	closed := &url.Error{Op: "Post", URL: "http://127.0.0.1:1/api/chat", Err: &net.OpError{
+		Op: "readfrom", Net: "tcp", Err: &net.OpError{Op: "write", Net: "tcp", Err: net.ErrClosed},
+	}}
+	idle := &url.Error{Op: "Post", URL: "http://127.0.0.1:1/api/chat", Err: errors.New("http: server closed idle connection")}
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{closed, true},
+		{fmt.Errorf("chat with m: %w", closed), true},
+		{idle, true},
+		{api.StatusError{StatusCode: http.StatusBadRequest, ErrorMessage: "bad"}, false},
+		{api.StatusError{StatusCode: http.StatusServiceUnavailable}, true},
+		{context.Canceled, false},
+		{errors.New("model not found"), false},
+	} {
+		if got := Transient(c.err); got != c.want {
+			t.Errorf("Transient(%v) = %v, want %v", c.err, got, c.want)
+		}
 	}
 }
