@@ -714,14 +714,54 @@ func (r *resolver) givenNamesDiffer(i, j int) bool {
 		return false
 	}
 	words := r.text.names.words
+	if runTogether(onlyA, b, words) || runTogether(onlyB, a, words) {
+		return false // the same words, a space missing: "Emma LauraKowalski"
+	}
+	sa, sb := int32(-1), int32(-1)
+	if r.surname != nil {
+		sa, sb = r.surname[i], r.surname[j]
+	}
 	for _, x := range onlyA {
 		for _, y := range onlyB {
+			if sa >= 0 && sb >= 0 && (int32(x) == sa) != (int32(y) == sb) {
+				// A surname and a given name are one name only as a typo
+				// of each other, not as an initial or a shortening:
+				// "Erik" is no shortening of "Eriksson".
+				if swapped(words[x], words[y]) {
+					return false
+				}
+				continue
+			}
 			if sameGivenName(words[x], words[y]) {
 				return false
 			}
 		}
 	}
 	return true
+}
+
+// generational are the words after a surname that are not it ("Paul
+// Desmarais Sr", "William DeMott II").
+var generational = setOf("jr", "sr", "ii", "iii", "iv", "v")
+
+// surnameWord returns the surname of a person's name as nameWords spells
+// it: the last word before a comma ("Thompson, Leon Georg"), else the
+// last word that is not generational; "" for a name of one word, whose
+// one word may be either.
+func surnameWord(name string) string {
+	if k := strings.IndexByte(name, ','); k > 0 {
+		if ws := nameWords(name[:k]); len(ws) > 0 && len(nameWords(name[k+1:])) > 0 {
+			return ws[len(ws)-1]
+		}
+	}
+	ws := nameWords(name)
+	for len(ws) > 1 && generational[ws[len(ws)-1]] {
+		ws = ws[:len(ws)-1]
+	}
+	if len(ws) < 2 {
+		return ""
+	}
+	return ws[len(ws)-1]
 }
 
 // without appends to out the words of the sorted bag a that the sorted

@@ -18,6 +18,14 @@ func TestGivenNames_TwoPeopleWithOneSurnameStayApart(t *testing.T) {
 		{"Ö. Lindqvist", "Örjan Lindqvist", true},
 		{"Alex Turner", "Alexander Turner", true},
 		{"Henrik August Angell", "Henrik Angell", true}, // one more given name
+		// A given name is no shortening of the other's surname ("Erik" /
+		// "Eriksson", "Lars" / "Larsson": a million generated names had
+		// joined such people).
+		{"Nina Marta Eriksson", "Nina Erik Sokolov", false},
+		{"Hiroshi Lars Wagner", "Hiroshi Larsson", false},
+		{"Martin Eriksson", "Erik Martin", false},
+		// A space missing between two of the words is no other name.
+		{"Emma LauraKowalski", "Emma Laura Kowalski", true},
 	} {
 		for _, c := range []float64{0.85, 0.95} {
 			res := mustResolve(t, pairAt(tt.a, tt.b, "Person", c), Config{})
@@ -168,5 +176,22 @@ func TestHonorifics_AreNotPartOfAPersonsName(t *testing.T) {
 	res := mustResolve(t, pairAt("Dr. Oetker", "Oetker", "organization", 0.88), Config{})
 	if together(res, "a", "b") {
 		t.Error("Dr. Oetker merged into Oetker")
+	}
+}
+
+func TestSurnameWord(t *testing.T) {
+	for _, tt := range []struct{ name, want string }{
+		{"Leon Georg Thompson", "thompson"},
+		{"Thompson, Leon Georg", "thompson"},
+		{"Van Dyke, Dick", "dyke"},
+		{"Paul Desmarais Sr", "desmarais"},
+		{"William DeMott II", "demott"},
+		{"Dr. Olga Lange", "lange"},
+		{"Madonna", ""},
+		{"Smith,", ""}, // one word, whatever the comma
+	} {
+		if got := surnameWord(tt.name); got != tt.want {
+			t.Errorf("surnameWord(%q) = %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }

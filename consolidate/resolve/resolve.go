@@ -297,6 +297,7 @@ type resolver struct {
 	soleAcronym map[uint64]bool
 	// personWords are the person names by name word, for containers;
 	// built on first use.
+	surname     []int32 // a person's surname as a word of the name vocabulary (surnameWord); -1 for none and for other kinds
 	personWords map[uint32][]int32
 	anchored    []int // the entities with an Anchor, in index order
 	stats       Stats
@@ -369,6 +370,15 @@ func newResolver(entities []Entity, cfg Config, keys keySet) (*resolver, error) 
 	}
 	if keys.signals {
 		r.text = newTextIndex(r.ents, r.feat)
+		r.surname = make([]int32, n)
+		for i, e := range r.ents {
+			r.surname[i] = -1
+			if r.kind[i] == KindPerson {
+				if id, ok := r.text.names.ids[surnameWord(e.Name)]; ok {
+					r.surname[i] = int32(id)
+				}
+			}
+		}
 		r.variant = variantWords(r.variantBags(), r.text.names)
 		if r.usesScore() {
 			if cfg.Model != nil {
