@@ -295,9 +295,9 @@ type resolver struct {
 	// has three letters or more and abbreviates one name of the build
 	// only (keyCandidates).
 	soleAcronym map[uint64]bool
+	surname     []int32 // a person's surname as a word of the name vocabulary (surnameWord); -1 for none and for other kinds
 	// personWords are the person names by name word, for containers;
 	// built on first use.
-	surname     []int32 // a person's surname as a word of the name vocabulary (surnameWord); -1 for none and for other kinds
 	personWords map[uint32][]int32
 	anchored    []int // the entities with an Anchor, in index order
 	stats       Stats
