@@ -271,22 +271,9 @@ func (r *resolver) isCoreOf(k, i int) bool {
 }
 
 // runTogetherAll reports whether one of the words ws is all the words of
-// bag (two or more) written without spaces, in any order.
+// bag (two to eight of them) written without spaces, in any order.
 func runTogetherAll(ws, bag []uint32, words []string) bool {
-	if len(bag) < 2 || len(bag) > 8 {
-		return false
-	}
-	var buf [8]string
-	parts := buf[:len(bag)]
-	for k, b := range bag {
-		parts[k] = words[b]
-	}
-	for _, w := range ws {
-		if splits(words[w], parts, 0) == len(parts) {
-			return true
-		}
-	}
-	return false
+	return len(bag) >= 2 && len(bag) <= 8 && runTogetherOf(ws, bag, words, len(bag))
 }
 
 // scoreHolds reports whether the score keeps two members of a group

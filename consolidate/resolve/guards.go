@@ -112,7 +112,7 @@ func numbersDiffer(a, b *features) bool {
 	if (len(na) == 0) != (len(nb) == 0) {
 		return true
 	}
-	if len(na) > 0 && !allFound(na, b) && !allFound(nb, a) {
+	if !allFound(na, b) && !allFound(nb, a) {
 		return true
 	}
 	ma, mb := a.modelMarks(), b.modelMarks()
@@ -717,10 +717,7 @@ func (r *resolver) givenNamesDiffer(i, j int) bool {
 	if runTogether(onlyA, b, words) || runTogether(onlyB, a, words) {
 		return false // the same words, a space missing: "Emma LauraKowalski"
 	}
-	sa, sb := int32(-1), int32(-1)
-	if r.surname != nil {
-		sa, sb = r.surname[i], r.surname[j]
-	}
+	sa, sb := r.text.surname[i], r.text.surname[j]
 	for _, x := range onlyA {
 		for _, y := range onlyB {
 			if sa >= 0 && sb >= 0 && (int32(x) == sa) != (int32(y) == sb) {
@@ -746,15 +743,14 @@ var generational = setOf("jr", "sr", "ii", "iii", "iv", "v")
 
 // surnameWord returns the surname of a person's name as nameWords spells
 // it: the last word before a comma ("Thompson, Leon Georg"), else the
-// last word that is not generational; "" for a name of one word, whose
-// one word may be either.
-func surnameWord(name string) string {
+// last of its words ws (nameWords(name)) that is not generational; "" for
+// a name of one word, whose one word may be either.
+func surnameWord(name string, ws []string) string {
 	if k := strings.IndexByte(name, ','); k > 0 {
-		if ws := nameWords(name[:k]); len(ws) > 0 && len(nameWords(name[k+1:])) > 0 {
-			return ws[len(ws)-1]
+		if before := nameWords(name[:k]); len(before) > 0 && len(nameWords(name[k+1:])) > 0 {
+			return before[len(before)-1]
 		}
 	}
-	ws := nameWords(name)
 	for len(ws) > 1 && generational[ws[len(ws)-1]] {
 		ws = ws[:len(ws)-1]
 	}
@@ -831,18 +827,27 @@ func (r *resolver) organisationsDiffer(i, j int, bi, bj []uint32) bool {
 // runTogether reports whether one of the words ws is the words of bag
 // (two or more of them) written without spaces, in any order.
 func runTogether(ws, bag []uint32, words []string) bool {
+	return runTogetherOf(ws, bag, words, 2)
+}
+
+// runTogetherOf reports whether one of the words ws is at least need of
+// the words of bag written without spaces, in any order (each word of bag
+// once). Words of fewer than four letters are none: no two words of a
+// name run together in fewer.
+func runTogetherOf(ws, bag []uint32, words []string, need int) bool {
+	var buf [8]string // on the stack for a name of up to eight words: this runs on candidate pairs
 	var parts []string
 	for _, w := range ws {
 		if len(words[w]) < 4 {
-			continue // no two words of a name run together in fewer letters
+			continue
 		}
 		if parts == nil {
-			parts = make([]string, len(bag))
-			for k, b := range bag {
-				parts[k] = words[b]
+			parts = buf[:0]
+			for _, b := range bag {
+				parts = append(parts, words[b])
 			}
 		}
-		if splits(words[w], parts, 0) >= 2 {
+		if splits(words[w], parts, 0) >= need {
 			return true
 		}
 	}

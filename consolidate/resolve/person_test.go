@@ -190,7 +190,7 @@ func TestSurnameWord(t *testing.T) {
 		{"Madonna", ""},
 		{"Smith,", ""}, // one word, whatever the comma
 	} {
-		if got := surnameWord(tt.name); got != tt.want {
+		if got := surnameWord(tt.name, nameWords(tt.name)); got != tt.want {
 			t.Errorf("surnameWord(%q) = %q, want %q", tt.name, got, tt.want)
 		}
 	}

@@ -295,7 +295,6 @@ type resolver struct {
 	// has three letters or more and abbreviates one name of the build
 	// only (keyCandidates).
 	soleAcronym map[uint64]bool
-	surname     []int32 // a person's surname as a word of the name vocabulary (surnameWord); -1 for none and for other kinds
 	// personWords are the person names by name word, for containers;
 	// built on first use.
 	personWords map[uint32][]int32
@@ -370,15 +369,6 @@ func newResolver(entities []Entity, cfg Config, keys keySet) (*resolver, error) 
 	}
 	if keys.signals {
 		r.text = newTextIndex(r.ents, r.feat)
-		r.surname = make([]int32, n)
-		for i, e := range r.ents {
-			r.surname[i] = -1
-			if r.kind[i] == KindPerson {
-				if id, ok := r.text.names.ids[surnameWord(e.Name)]; ok {
-					r.surname[i] = int32(id)
-				}
-			}
-		}
 		r.variant = variantWords(r.variantBags(), r.text.names)
 		if r.usesScore() {
 			if cfg.Model != nil {

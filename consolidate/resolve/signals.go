@@ -174,6 +174,7 @@ type textIndex struct {
 	name, desc, nb      [][]uint32
 	tri                 [][]uint32
 	descNum             []features // the codes and compact form of each description
+	surname             []int32    // a person's surname as a word of names (surnameWord); -1 for none and for other kinds
 }
 
 func newTextIndex(ents []Entity, feat []features) *textIndex {
@@ -191,6 +192,15 @@ func newTextIndex(ents []Entity, feat []features) *textIndex {
 	t.names, t.name = bags(nw)
 	t.descs, t.desc = bags(dw)
 	t.neigh, t.nb = bags(bw)
+	t.surname = make([]int32, n)
+	for i, e := range ents {
+		t.surname[i] = -1
+		if KindOf(e.Type) == KindPerson {
+			if id, ok := t.names.ids[surnameWord(e.Name, nw[i])]; ok {
+				t.surname[i] = int32(id)
+			}
+		}
+	}
 	return t
 }
 
