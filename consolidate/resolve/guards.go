@@ -469,24 +469,90 @@ var placesFile string
 // Amsterdam", "Whirlpool" / "Euro Whirlpool International"), as
 // NormalizeName spells them. scripts/places.py writes the file from
 // GeoNames' data and says which words it leaves out (a city named by a
-// common English word: "Reading", "Mobile", "Orange").
-var placeWords = func() map[string]bool {
-	m := map[string]bool{}
+// common English word: "Reading", "Mobile", "Orange"). placePhrases are
+// the file's places of several words ("bergen op zoom", "frankfurt am
+// main"), by each of their words: a word of one is a place in a name that
+// holds all of its words (inPlace).
+var placeWords, placePhrases = func() (map[string]bool, map[string][][]string) {
+	m, ph := map[string]bool{}, map[string][][]string{}
 	for _, l := range strings.Split(placesFile, "\n") {
-		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+		switch l = strings.TrimSpace(l); {
+		case l == "" || strings.HasPrefix(l, "#"):
+		case strings.Contains(l, " "):
+			ws := strings.Fields(l)
+			for _, w := range ws {
+				ph[w] = append(ph[w], ws)
+			}
+		default:
 			m[l] = true
 		}
 	}
-	return m
+	return m, ph
 }()
+
+// inPlace reports whether word w of a name is a word of a place of several
+// words whose every word the name's bag holds: "ZOOM" in "BERGEN CARGILL
+// OP V ZOOM", "MAIN" in "FRANKFURT HOECHST AM MAIN".
+func (r *resolver) inPlace(w uint32, bag []uint32) bool {
+	v := r.text.names
+	for _, ph := range placePhrases[v.words[w]] {
+		if !slices.ContainsFunc(ph, func(p string) bool {
+			id, ok := v.ids[p]
+			if !ok {
+				return true
+			}
+			_, in := slices.BinarySearch(bag, id)
+			return !in
+		}) {
+			return true
+		}
+	}
+	return false
+}
 
 // qualifierWord reports whether a longer name may add word to a shorter
 // one of the same kind and still name the same thing: a legal-form word
 // or a single letter for any kind, and for organisations a place or a
 // regional qualifier.
 func qualifierWord(w string, k Kind) bool {
-	return legalFormWord(w) || k == KindOrganization && placeWords[w]
+	return legalFormWord(w) || k == KindOrganization && (placeWords[w] || doubledPlace(w))
 }
+
+// doubledPlace reports whether a word is a place written twice, in two
+// spellings run together ("ARNHEIMARNHEM": a record's "ARNHEIM/ARNHEM"
+// with its slash lost; doubled).
+func doubledPlace(w string) bool {
+	for k := minDoubledLetters; k <= len(w)-minDoubledLetters; k++ {
+		if a, b := w[:k], w[k:]; placeWords[a] && doubled(w, a) || placeWords[b] && doubled(w, b) {
+			return true
+		}
+	}
+	return false
+}
+
+// doubled reports whether word w is part p run together with a second
+// spelling of it, before or after ("ARNHEIMARNHEM" and "ARNHEM"): the
+// rest of w is a typo of p (typoLevel) or a prefix of it or p of the
+// rest, and both have at least minDoubledLetters letters, so no short
+// word makes another by being written twice.
+func doubled(w, p string) bool {
+	var rest string
+	switch {
+	case len(w) <= len(p) || utf8.RuneCountInString(p) < minDoubledLetters:
+		return false
+	case strings.HasSuffix(w, p):
+		rest = w[:len(w)-len(p)]
+	case strings.HasPrefix(w, p):
+		rest = w[len(p):]
+	default:
+		return false
+	}
+	return utf8.RuneCountInString(rest) >= minDoubledLetters && (respelling(rest, p) || editSimilarity(rest, p) >= typoLevel)
+}
+
+// minDoubledLetters is the fewest letters of each spelling of a word
+// written twice (doubled).
+const minDoubledLetters = 5
 
 // guardBags are the word bags the one-word guards (variant, substituted)
 // compare for the pair (i, j): the names' words, and for two organisation
@@ -687,7 +753,7 @@ func (r *resolver) subsetAloneIn(i, j int, keys keyKind, bi, bj []uint32) bool {
 		k = KindOrganization
 	}
 	for _, w := range long {
-		if _, in := slices.BinarySearch(short, w); !in && !qualifierWord(t.names.words[w], k) {
+		if _, in := slices.BinarySearch(short, w); !in && !qualifierWord(t.names.words[w], k) && (k != KindOrganization || !r.inPlace(w, long)) {
 			return true
 		}
 	}

@@ -35,6 +35,15 @@ func TestSubsetGuard_KeepsANameOutOfALongerOne(t *testing.T) {
 		{"Supplier", "Supplier Porto", "concept"},
 		{"Harbour Jacket", "Harbour Jacket Amsterdam", "product"},
 		{"Porto", "Porto Amsterdam", "organization"},
+		// A word is a place written twice only when both halves spell the
+		// place: not a place and a word, nor a name written twice.
+		{"AKZO NOBEL", "AKZO ARNHEMSTRAAT NOBEL", "organization"},
+		{"Porto Cycles", "Porto Cycles PORTOPORTO", "product"},
+		// A word of a place of several words is a place only beside all
+		// of them, and only for a town of 50,000 people or more.
+		{"Cargill", "Cargill Zoom", "organization"},
+		{"Meadow Maintenance", "East Meadow Maintenance", "organization"},
+		{"Hoechst", "Hoechst Frankfurt am Main", "product"},
 		// Legal forms do not hide a name inside another.
 		{"River Advisors Co.", "Accurate River Advisors Ltd.", "organization"},
 	} {
@@ -70,6 +79,9 @@ func TestSubsetGuard_MergesWithASecondSignal(t *testing.T) {
 		{"a place", pairAt("ALCATEL", "ALCATEL AMSTERDAM V", "organization", 0.9)},
 		{"places and a regional qualifier", pairAt("Whirlpool", "Euro Whirlpool Eindhoven International", "organization", 0.9)},
 		{"a country's code", pairAt("Kestrel Alloys", "Kestrel Alloys UK", "organization", 0.9)},
+		{"the last word of a place of several words", pairAt("BERGEN CARGILL OP V", "BERGEN CARGILL OP V ZOOM", "organization", 0.87)},
+		{"a place of several words", pairAt("Hoechst", "Hoechst Frankfurt am Main", "organization", 0.85)},
+		{"a place in two spellings run together", pairAt("AKZO NOBEL", "AKZO ARNHEIMARNHEM NOBEL V", "organization", 0.82)},
 		{"shared neighbour", shared(pairAt("SANOFI", "SANOFI SYNTHELABO", "organization", 0.9))},
 	} {
 		res := mustResolve(t, tt.ents, Config{Rules: RulesThreshold})
