@@ -135,8 +135,16 @@
 // with. Two letters, or two names with its initials, need a cosine of at
 // least Low as any key does.
 //
+// Likewise a person's surname alone ("Guattari") merges with the one
+// person name of the build that holds the word, as its surname ("Félix
+// Guattari"), whatever their cosine (sole_surname, right after
+// sole_acronym): a text names a person in full once and by surname after,
+// and a sentence encoder puts the two apart (cosines 0.6–0.8 on
+// Re-DocRED). A short surname, or a word a second person name holds, does
+// not.
+//
 // RulesThreshold, first match wins: guard_number; same_name;
-// sole_acronym; guard_variant; key_and_cosine; then, at a cosine ≥ Low, guard_short (a
+// sole_acronym; sole_surname; guard_variant; key_and_cosine; then, at a cosine ≥ Low, guard_short (a
 // short name without a key under ShortHigh), typo_and_cosine (as above),
 // guard_words (one word each, not a respelling, under High), guard_subset, else cosine_threshold
 // merges; a key under Low is key_without_cosine; anything else stays

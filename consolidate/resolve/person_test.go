@@ -195,3 +195,42 @@ func TestSurnameWord(t *testing.T) {
 		}
 	}
 }
+
+// TestSoleSurname: a surname alone merges with the one person name of the
+// build that holds it, whatever the cosine (sole_surname); not when a
+// second person name holds the word, not a given name alone, not a short
+// surname, and not for names that are no persons.
+func TestSoleSurname(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		names  []string // the first two are the pair; the rest are more person names of the build
+		typ    string
+		merged bool
+	}{
+		{"the one holder", []string{"Guattari", "Félix Guattari"}, "Person", true},
+		{"three words", []string{"Angell", "Henrik August Angell"}, "Person", true},
+		{"a surname before a comma", []string{"Thompson", "Thompson, Leon Georg"}, "Person", true},
+		{"two holders", []string{"Page", "Jimmy Page", "Larry Page"}, "Person", false},
+		{"the word a given name elsewhere", []string{"Page", "Jimmy Page", "Page Hamilton"}, "Person", false},
+		{"a given name alone", []string{"John", "John MacDonald"}, "Person", false},
+		{"a short surname", []string{"Li", "Wei Li"}, "Person", false},
+		{"organisations", []string{"Guattari", "Félix Guattari"}, "Organization", false},
+	} {
+		var s space
+		ents := []Entity{ent("a", tt.names[0], tt.typ, s.axis()), ent("b", tt.names[1], tt.typ, s.axis())} // cosine 0
+		for k, n := range tt.names[2:] {
+			ents = append(ents, ent(string(rune('c'+k)), n, tt.typ, s.axis()))
+		}
+		for k, n := range filler {
+			ents = append(ents, ent(string(rune('m'+k)), n, "Organization", s.axis()))
+		}
+		res := mustResolve(t, ents, Config{})
+		if got := together(res, "a", "b"); got != tt.merged {
+			t.Errorf("%s: %q / %q merged = %v, want %v", tt.name, tt.names[0], tt.names[1], got, tt.merged)
+			continue
+		}
+		if m := mergeOf(res, "a", "b"); tt.merged && (m == nil || m.Rule != RuleSoleSurname) {
+			t.Errorf("%s: merge %+v, want rule %s", tt.name, m, RuleSoleSurname)
+		}
+	}
+}

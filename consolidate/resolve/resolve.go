@@ -95,6 +95,7 @@ const (
 	RuleScore       Rule = "score"             // the calibrated score reaches the merge band
 	RuleThreshold   Rule = "cosine_threshold"  // cosine ≥ Low, and no guard stops it (RulesThreshold)
 	RuleSoleAcronym Rule = "sole_acronym"      // an acronym of 3+ letters and the one name of the build it abbreviates
+	RuleSoleSurname Rule = "sole_surname"      // a person's surname alone and the one person name of the build that holds it
 	RuleTypo        Rule = "typo_and_cosine"   // the names differ by a typo in one word, cosine ≥ Low; not person names
 )
 
@@ -613,7 +614,7 @@ func (r *resolver) decide(i, j int, keys keyKind) (p Pair, merge, uncertain bool
 		if rs == RulesScore && r.model == nil {
 			rs = RulesCosine
 		}
-		if rs != RulesScore && keys == 0 && (p.Band == BandNone || p.Cosine < r.cfg.Low) {
+		if rs != RulesScore && keys == 0 && (p.Band == BandNone || p.Cosine < r.cfg.Low) && !r.soleSurname(i, j) {
 			// Neither merged nor listed by the simple rules: the most
 			// candidates of the wider blocks, whose signals are not needed.
 			p.Signals = r.signalsOf(m)
@@ -653,6 +654,9 @@ func (r *resolver) decide(i, j int, keys keyKind) (p Pair, merge, uncertain bool
 		return p, true, false
 	case keys&keyAcronym != 0 && r.soleAcronym[pairKey(i, j)]:
 		p.Rule = RuleSoleAcronym
+		return p, true, false
+	case r.soleSurname(i, j):
+		p.Rule = RuleSoleSurname
 		return p, true, false
 	case c >= r.cfg.Low && keys == 0 && r.subsetAlone(i, j, keys):
 		return doubt(RuleGuardSubset, r.cfg.High)
@@ -770,6 +774,9 @@ func (r *resolver) decideByThreshold(p Pair, i, j int, keys keyKind) (Pair, bool
 	case keys&keyAcronym != 0 && r.soleAcronym[pairKey(i, j)]:
 		p.Rule = RuleSoleAcronym
 		return p, true, false
+	case r.soleSurname(i, j):
+		p.Rule = RuleSoleSurname
+		return p, true, false
 	case variantDiffer(bi, bj, r.variant, r.text.names.words):
 		if listed {
 			return doubt(RuleGuardVariant)
@@ -797,4 +804,31 @@ func (r *resolver) decideByThreshold(p Pair, i, j int, keys keyKind) (Pair, bool
 		return doubt(RuleKeyOnly)
 	}
 	return p, false, false
+}
+
+// soleSurname reports whether one of two person names is a surname alone
+// and the other a longer name whose surname it is (surnameWord), the only
+// person name of the build that holds the word at all (containers):
+// "Guattari" / "Félix Guattari", "Perkis" / "Tim Perkis", where a text
+// names a person in full once and by surname after. Such a pair merges
+// whatever its cosine (sole_surname), as an acronym with one expansion
+// does: a sentence encoder puts a surname alone far from the full name
+// (cosines 0.6–0.8 on Re-DocRED), and one holder leaves nothing to confuse
+// it with. A short surname ("Li"), a word a second person name also holds
+// ("Page" beside "Jimmy Page" and "Larry Page", or "Page" as a given
+// name), or a one-word name that is the longer name's given name ("John" /
+// "John MacDonald") does not merge this way.
+func (r *resolver) soleSurname(i, j int) bool {
+	if r.text == nil || r.kind[i] != KindPerson || r.kind[j] != KindPerson {
+		return false
+	}
+	t := r.text
+	s, l := i, j
+	if len(t.name[s]) > len(t.name[l]) {
+		s, l = l, s
+	}
+	if len(t.name[s]) != 1 || len(t.name[l]) < 2 || r.feat[s].short || t.surname[l] != int32(t.name[s][0]) {
+		return false
+	}
+	return r.containers(s) == 1
 }

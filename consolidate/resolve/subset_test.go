@@ -275,13 +275,14 @@ func TestCandidates_FindPairsNoWordAndNoCosineFinds(t *testing.T) {
 
 // TestSubsetGuard_APersonsOnlyLongerName: a person's surname inside the
 // one longer person name of the build is that person ("Obama" / "Barack
-// Obama"); inside two it is neither (TestBoundSplitsAFamilyOfSubstitutedNames),
+// Obama", sole_surname, which comes before the cosine rules); inside two
+// it is neither (TestBoundSplitsAFamilyOfSubstitutedNames),
 // and an organisation inside its only longer name still needs a second
 // signal (TestSubsetGuard_KeepsANameOutOfALongerOne).
 func TestSubsetGuard_APersonsOnlyLongerName(t *testing.T) {
 	res := mustResolve(t, pairAt("Obama", "Barack Obama", "person", 0.85), Config{})
-	if m := mergeOf(res, "a", "b"); m == nil || m.Rule != RuleThreshold {
-		t.Errorf("Obama / Barack Obama: merge %+v, uncertain %+v; want %s", m, uncertainPair(res, "a", "b"), RuleThreshold)
+	if m := mergeOf(res, "a", "b"); m == nil || m.Rule != RuleSoleSurname {
+		t.Errorf("Obama / Barack Obama: merge %+v, uncertain %+v; want %s", m, uncertainPair(res, "a", "b"), RuleSoleSurname)
 	}
 	ents := append(pairAt("Obama", "Barack Obama", "person", 0.85), ent("m", "Michelle Obama", "person", make([]float32, testDim)))
 	ents[len(ents)-1].Vector[testDim-1] = 1
