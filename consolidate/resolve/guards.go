@@ -522,6 +522,9 @@ func qualifierWord(w string, k Kind) bool {
 // spellings run together ("ARNHEIMARNHEM": a record's "ARNHEIM/ARNHEM"
 // with its slash lost; doubled).
 func doubledPlace(w string) bool {
+	if len(w) > maxDoubledPlace {
+		return false // no place is this long twice over; a hostile name's one long word costs nothing
+	}
 	for k := minDoubledLetters; k <= len(w)-minDoubledLetters; k++ {
 		if a, b := w[:k], w[k:]; placeWords[a] && doubled(w, a) || placeWords[b] && doubled(w, b) {
 			return true
@@ -549,6 +552,10 @@ func doubled(w, p string) bool {
 	}
 	return utf8.RuneCountInString(rest) >= minDoubledLetters && (respelling(rest, p) || editSimilarity(rest, p) >= typoLevel)
 }
+
+// maxDoubledPlace is the longest word doubledPlace reads, in bytes: twice
+// the longest one-word place of places.txt (26 letters) and some.
+const maxDoubledPlace = 64
 
 // minDoubledLetters is the fewest letters of each spelling of a word
 // written twice (doubled).
