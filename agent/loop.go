@@ -243,7 +243,11 @@ func (r *run) do(ctx context.Context, act action) error {
 				act.args, out, text = args, res, res
 			}
 		}
-		if args, moved, err := r.moveFilter(ctx, act.args, out); err != nil {
+		if args, looked, err := r.lookupCells(ctx, act.args, out); err != nil {
+			return err
+		} else if args != nil {
+			act.args, out, text = args, looked, looked
+		} else if args, moved, err := r.moveFilter(ctx, act.args, out); err != nil {
 			return err
 		} else if args != nil {
 			act.args, out, text = args, moved, moved

@@ -457,3 +457,64 @@ func TestGroundedValue_FromTheQuestionOrAnEarlierResult(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentActionModel_LooksUpTheCellsTheQuestionNames: a question that
+// writes a row's label whole and names columns by their words asks for
+// those cells; a plain query whose filters matched no row, or hold no
+// value the question writes, is run again as that lookup, as kgforge's own
+// step. A query that found rows by a value the question writes, the
+// model's own lookup, an aggregate, and a question that names no column
+// are left as they are.
+func TestAgentActionModel_LooksUpTheCellsTheQuestionNames(t *testing.T) {
+	const q = "What are the category and the plant of Aluminium frame CT3?"
+	for _, c := range []struct {
+		question, call string
+		looked         bool
+	}{
+		{q, `{"table":"parts","columns":["name"],"where":[{"column":"category","op":"=","value":"Aluminium frame CT3"}]}`, true},
+		{q, `{"table":"parts","columns":["part_id"],"where":[{"column":"plant","op":"=","value":"Atlantis"}]}`, true},
+		// no filter, or one copied from the samples: the lookup too
+		{q, `{"table":"parts","columns":["part_id"]}`, true},
+		{q, `{"table":"parts","columns":["name"],"where":[{"column":"plant","op":"=","value":"Porto"}]}`, true},
+		// rows found by a filter the question writes: the model's query stands
+		{"What are the category and the plant of Aluminium frame CT3 in Brno?", `{"table":"parts","columns":["part_id"],"where":[{"column":"plant","op":"=","value":"Brno"}]}`, false},
+		// the model's own lookup
+		{q, `{"table":"parts","columns":["category","plant"],"where":[{"column":"name","op":"=","value":"Aluminium frame CT3"}]}`, false},
+		// an aggregate is no lookup
+		{q, `{"table":"parts","aggregate":{"fn":"count","column":"part_id"}}`, false},
+		// no column named
+		{"What about Aluminium frame CT3?", `{"table":"parts","columns":["part_id"],"where":[{"column":"plant","op":"=","value":"Atlantis"}]}`, false},
+	} {
+		m := script(actionModel, `{"tool":"select","args":`+c.call+`}`)
+		ans := askExample(t, m, c.question)
+		if !ans.Answered || len(m.gens) != 1 {
+			t.Fatalf("%s: %d generates, answer %+v", c.call, len(m.gens), ans)
+		}
+		var looked *Step
+		for k := range ans.Steps {
+			if s := &ans.Steps[k]; s.By == StepByKgforge && s.Tool == ToolSelect && strings.Contains(string(s.Args), `"columns":["category","plant"]`) {
+				looked = s
+			}
+		}
+		if looked == nil {
+			if c.looked {
+				var ran []string
+				for _, s := range ans.Steps {
+					ran = append(ran, s.By+" "+s.Tool+" "+string(s.Args))
+				}
+				t.Errorf("%s: steps %q; want kgforge's lookup of category and plant", c.call, ran)
+			}
+			continue
+		}
+		if !c.looked {
+			t.Errorf("%s: looked up %s, want the model's query left alone", c.call, looked.Args)
+			continue
+		}
+		if !strings.Contains(string(looked.Args), `"where":[{"column":"name","op":"=","value":"Aluminium frame CT3"}]`) {
+			t.Errorf("%s: lookup %s, want filtered on name", c.call, looked.Args)
+		}
+		if _, rows, _ := ResultRows(looked.Result); len(rows) != 1 || !strings.Contains(ans.Text, "frames") || !strings.Contains(ans.Text, "Brno") {
+			t.Errorf("%s: answer %q from %q", c.call, ans.Text, looked.Result)
+		}
+	}
+}

@@ -672,3 +672,57 @@ func nameColumn(t *kg.Table, key string) string {
 	}
 	return found
 }
+
+// lookupCells repairs a plain lookup the action model wrote on the wrong
+// columns: a question that writes whole a value of one of the table's
+// columns (the row's label: "Deferred income tax assets", "Non-Swiss")
+// and names other columns of the table by every word of their names ("as
+// reported", "in 2017", "without the adoption of ASC 606") asks for those
+// cells of that row. When the typed query is a plain one (no aggregate,
+// grouping or order) whose filters matched no row (noRowsMatched) or
+// whose filters hold no value the question writes (none at all, or values
+// copied from the listing's samples: "$19,373"), kgforge runs the lookup
+// as a step of its own — the named columns, filtered on the longest value the
+// question writes whole — and takes its result when it has rows. A column
+// named only by the table's own noun ("part_id" in parts, for "Which parts
+// …") is not asked for. looked is the query kgforge ran, nil when none.
+func (r *run) lookupCells(ctx context.Context, args json.RawMessage, out string) (looked json.RawMessage, result string, err error) {
+	_, rows, isRows := ResultRows(out)
+	if !isRows {
+		return nil, "", nil
+	}
+	c, columns := r.typedQuery(args)
+	if columns == nil || c.Aggregate != nil || len(c.GroupBy) > 0 || c.OrderBy != nil || c.Having != nil {
+		return nil, "", nil
+	}
+	if !noRowsMatched(c, rows) {
+		for _, w := range c.Where {
+			if namedWhole(r.ans.Question, w.Value) {
+				return nil, "", nil // rows found by a filter the question writes: the model's query stands
+			}
+		}
+	}
+	tableWords := uniq(words(c.Table))
+	named := r.namedValues(c.Table, columns)
+	if len(named) == 0 {
+		return nil, "", nil
+	}
+	label := named[0]
+	var cols []string
+	for _, col := range namedColumns(r.ans.Question, columns) {
+		if col != label.column && !strings.Contains(col, ".") && !allIn(columnWords(col), tableWords) {
+			cols = append(cols, col)
+		}
+	}
+	if len(cols) == 0 {
+		return nil, "", nil
+	}
+	if len(c.Where) == 1 && c.Where[0].Column == label.column && c.Where[0].Op == "=" && strings.EqualFold(c.Where[0].Value, label.value) &&
+		slices.Equal(c.Columns, cols) {
+		return nil, "", nil // the model's own query
+	}
+	return r.rerun(ctx, map[string]any{
+		"table": c.Table, "columns": cols,
+		"where": []map[string]string{{"column": label.column, "op": "=", "value": label.value}},
+	})
+}
