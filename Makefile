@@ -61,8 +61,8 @@ demo: build services
 	@echo
 	@echo "== kgforge ask --bundle out/bikeco $(ASK_FLAGS) \"$(QUESTION)\""
 	@echo "   (kgforge-agent is kgforge's 270M action model and still weak: on Spider databases it never trained on it"
-	@echo "    was right on 10 of 25 questions (its repairs were written from those databases' questions), on 1 of 20"
-	@echo "    TAT-QA questions and on 2 of this example's 23 (docs/benchmarks.md): check its answer against"
+	@echo "    was right on 10 of 25 questions (its repairs were written from those databases' questions), on 2 of 20"
+	@echo "    TAT-QA questions and on 3 of this example's 23 (docs/benchmarks.md): check its answer against"
 	@echo "    the rows it shows;"
 	@echo "    --model takes any Ollama model: docs/agent.md)"
 	$(BIN) ask --bundle out/bikeco $(ASK_FLAGS) "$(QUESTION)" || [ $$? -eq 6 ]  # 6: no answer (docs/agent.md)
