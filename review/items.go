@@ -48,10 +48,17 @@ const (
 // that decided by cosine alone).
 func likelihood(links []kg.MergeLink) (score func(kg.MergeLink) float64, name string) {
 	if slices.ContainsFunc(links, func(l kg.MergeLink) bool { return l.Decision == linkUncertain && l.Score > 0 }) {
-		return func(l kg.MergeLink) float64 { return l.Score }, "calibrated score"
+		return func(l kg.MergeLink) float64 { return l.Score }, rankedByScore
 	}
-	return func(l kg.MergeLink) float64 { return l.Cosine }, "cosine"
+	return func(l kg.MergeLink) float64 { return l.Cosine }, rankedByCosine
 }
+
+// What likelihood ranks by: only the calibrated score is a probability,
+// which the page shows as "likely the same".
+const (
+	rankedByScore  = "calibrated score"
+	rankedByCosine = "cosine"
+)
 
 // maxNeighbours bounds the relationships shown for one node.
 const maxNeighbours = 10

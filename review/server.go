@@ -223,6 +223,7 @@ type memberView struct {
 type pageData struct {
 	BuildID, Overrides, By, Token string
 	RankedBy                      string // what the uncertain pairs are ranked by (see likelihood)
+	Probability                   bool   // RankedBy is a probability, shown as "likely the same"
 	OverridesError                string
 	Counts                        string
 	Items                         []itemView
@@ -257,7 +258,7 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 	first := (page - 1) * s.opts.PageSize
 	last := min(len(items), first+s.opts.PageSize)
 	d := pageData{
-		BuildID: s.data.buildID, Overrides: s.opts.Overrides, By: s.opts.By, Token: s.token, RankedBy: s.data.rankedBy,
+		BuildID: s.data.buildID, Overrides: s.opts.Overrides, By: s.opts.By, Token: s.token, RankedBy: s.data.rankedBy, Probability: s.data.rankedBy == rankedByScore,
 		Total: len(items), First: first + 1, Last: last, Page: page, Pages: pages, Types: s.data.types,
 	}
 	if page > 1 {
