@@ -247,7 +247,11 @@ func (t *Toolbox) catDataTable(ctx context.Context, all []kg.Table, tb kg.Table)
 	var b strings.Builder
 	fmt.Fprintf(&b, "table %s: %d rows (node %s)\ncolumns (name, type, nulls, distinct, range or samples):\n", tb.Name, tb.Rows, kg.TableNodeID(tb.Name))
 	for _, c := range tb.Columns {
-		fmt.Fprintf(&b, "  %s %s, %d nulls, %d distinct", c.Name, c.Type, c.Nulls, c.Distinct)
+		fmt.Fprintf(&b, "  %s %s", c.Name, c.Type)
+		if c.Unit != "" {
+			fmt.Fprintf(&b, " in %s", c.Unit)
+		}
+		fmt.Fprintf(&b, ", %d nulls, %d distinct", c.Nulls, c.Distinct)
 		if c.Min != "" || c.Max != "" {
 			fmt.Fprintf(&b, ", %s … %s", short(c.Min, 40), short(c.Max, 40))
 		} else if len(c.Samples) > 0 {

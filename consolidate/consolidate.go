@@ -304,12 +304,16 @@ func addTables(g *kg.Graph, tables []kg.Table) {
 		})
 		for _, c := range t.Columns {
 			cid := kg.ColumnNodeID(t.Name, c.Name)
+			props := map[string]string{
+				"table": t.Name, "column": c.Name, "type": c.Type, "nulls": fmt.Sprint(c.Nulls),
+				"distinct": fmt.Sprint(c.Distinct), "min": c.Min, "max": c.Max, "samples": strings.Join(c.Samples, " | "),
+			}
+			if c.Unit != "" {
+				props["unit"] = c.Unit
+			}
 			g.Nodes = append(g.Nodes, kg.Node{
 				ID: cid, Name: t.Name + "." + c.Name, Kind: kg.NodeColumn, Labels: []string{"Column"},
-				Properties: map[string]string{
-					"table": t.Name, "column": c.Name, "type": c.Type, "nulls": fmt.Sprint(c.Nulls),
-					"distinct": fmt.Sprint(c.Distinct), "min": c.Min, "max": c.Max, "samples": strings.Join(c.Samples, " | "),
-				},
+				Properties: props,
 			})
 			g.Edges = append(g.Edges, kg.Edge{ID: kg.EdgeID(tid, EdgeHasColumn, cid), Src: tid, Dst: cid, Type: EdgeHasColumn, Confidence: 1})
 		}

@@ -94,6 +94,7 @@ type Options struct {
 	RecordStart string   // log: regular expression a line must match to start a record; empty: one record per line
 	TimeLayout  string   // log: Go time layout of the timestamp that starts a record; empty: detected
 	Sheets      []string // xlsx: sheets to load; empty: every sheet
+	Numbers     string   // csv, xlsx: NumbersText keeps numbers written as text ("$19,373") as text; empty: read them as numbers (numbers.go)
 	Tables      []string // sqlite, duckdb, postgres: tables to load ("schema.table" allowed); empty: every user table
 	Query       string   // postgres: a SELECT whose result is loaded as one table, instead of Tables
 	DSN         string   // postgres: the connection string (read from the environment variable the pipeline names)

@@ -95,8 +95,19 @@ func LoadTables(ctx context.Context, db *sql.DB, in TableInput) ([]kg.Table, err
 	tables := make([]kg.Table, 0, len(loaded))
 	for _, ld := range loaded {
 		t := kg.Table{Name: ld.Name, SourceID: in.Source.ID, Origin: ld.Origin, Rows: ld.Rows, Warnings: ld.Warnings}
+		var units map[string]string
+		if numberKinds[in.Source.Kind] && in.Options.Numbers != NumbersText {
+			var read []string
+			if units, read, err = readNumbers(ctx, db, ld.Name); err != nil {
+				return nil, err
+			}
+			t.Warnings = append(t.Warnings, read...)
+		}
 		if t.Columns, err = profileColumns(ctx, db, ld.Name); err != nil {
 			return nil, err
+		}
+		for i := range t.Columns {
+			t.Columns[i].Unit = units[t.Columns[i].Name]
 		}
 		tables = append(tables, t)
 	}

@@ -194,6 +194,10 @@ type Column struct {
 	Min      string   `json:"min,omitempty"` // smallest and largest value, as text
 	Max      string   `json:"max,omitempty"`
 	Samples  []string `json:"samples,omitempty"` // up to five distinct values
+	// Unit is the currency sign or "%" that a CSV or sheet wrote around the
+	// column's numbers, which kgforge read as numbers without it
+	// (ingest: decorated numbers); empty otherwise.
+	Unit string `json:"unit,omitempty"`
 }
 
 // Table is a relational table of the data layer, held in DuckDB.

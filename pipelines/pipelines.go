@@ -58,6 +58,7 @@ type Source struct {
 	RecordStart   string    `yaml:"record_start"`   // log: regexp a line must match to start a record; empty: one record per line
 	TimeLayout    string    `yaml:"time_layout"`    // log: Go time layout of the leading timestamp; empty: detected
 	Sheets        []string  `yaml:"sheets"`         // xlsx: sheets to load; empty: all
+	Numbers       string    `yaml:"numbers"`        // csv, xlsx: "text" keeps numbers written as text ("$19,373") as text; empty or "read": read them as numbers
 	Tables        []string  `yaml:"tables"`         // sqlite, duckdb, postgres: tables to load; empty: all user tables
 	Query         string    `yaml:"query"`          // postgres: a SELECT loaded as one table instead of tables
 	ConnectionEnv string    `yaml:"connection_env"` // postgres: environment variable holding the connection string
@@ -547,6 +548,9 @@ func (p *Pipeline) Validate() error {
 		}
 		if s.Kind != "" && !slices.Contains(kindNames(), s.Kind) {
 			bad(f+".kind", s.Kind, "must be one of "+strings.Join(kindNames(), ", "))
+		}
+		if s.Numbers != "" && s.Numbers != "read" && s.Numbers != "text" {
+			bad(f+".numbers", s.Numbers, `must be "read" (numbers written as text, such as "$19,373", read as numbers; the default) or "text" (kept as text)`)
 		}
 	}
 	checkChunking(bad, "chunking", p.Chunking)

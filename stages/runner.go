@@ -402,7 +402,7 @@ func linkConfig(l pipelines.Link) link.Config {
 func sourceOptions(s pipelines.Source, lim ingest.Limits) ingest.Options {
 	opt := ingest.Options{
 		TextFields: s.TextFields, RecordStart: s.RecordStart, TimeLayout: s.TimeLayout,
-		Sheets: s.Sheets, Tables: s.Tables, Query: s.Query, Limits: lim,
+		Sheets: s.Sheets, Numbers: s.Numbers, Tables: s.Tables, Query: s.Query, Limits: lim,
 	}
 	if s.ConnectionEnv != "" {
 		opt.DSN = os.Getenv(s.ConnectionEnv)
