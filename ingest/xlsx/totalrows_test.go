@@ -93,3 +93,38 @@ func TestExampleWorkbook_ScrapSumsToTheSheetsTotal(t *testing.T) {
 		t.Errorf("sum(units) in DuckDB = %s over %s rows, want %s, the sheet's total", got[0], got[1], stated)
 	}
 }
+
+// TestLoad_NumbersTypedAsText: amounts a sheet holds as text cells
+// ("$1,250", "(300)") are read as numbers, as in a CSV; the sign is the
+// column's unit.
+func TestLoad_NumbersTypedAsText(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "costs.xlsx")
+	f := excelize.NewFile()
+	sw, err := f.NewStreamWriter("Sheet1")
+	must(t, err)
+	for i, r := range [][]any{
+		{"item", "cost"},
+		{"frames", "$1,250"},
+		{"credit", "$(300)"},
+		{"forks", "$75.5"},
+	} {
+		cell, err := excelize.CoordinatesToCellName(1, i+1)
+		must(t, err)
+		must(t, sw.SetRow(cell, r))
+	}
+	must(t, sw.Flush())
+	must(t, f.SaveAs(path))
+	must(t, f.Close())
+
+	db := openDB(t)
+	tables, err := load(context.Background(), db, path, ingest.Options{}, nil)
+	must(t, err)
+	cols := tables[0].Columns
+	if cols[1].Type != "DECIMAL(18,1)" || cols[1].Unit != "$" {
+		t.Errorf("cost column: %+v", cols[1])
+	}
+	got := queryRow(t, db, `SELECT CAST(sum(cost) AS VARCHAR), CAST(min(cost) AS VARCHAR) FROM `+duck.QuoteIdent(tables[0].Name))
+	if w := []string{"1025.5", "-300.0"}; !slices.Equal(got, w) {
+		t.Errorf("sum, min of cost = %q, want %q", got, w)
+	}
+}
