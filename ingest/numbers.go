@@ -67,6 +67,13 @@ func readNumbers(ctx context.Context, db *sql.DB, table string) (map[string]stri
 	units := map[string]string{}
 	var warnings []string
 	for _, c := range cols {
+		ok, err := allNumbers(ctx, db, table, c)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok {
+			continue
+		}
 		st, err := numberStats(ctx, db, table, c)
 		if err != nil {
 			return nil, nil, err
@@ -132,6 +139,19 @@ func (s numStats) warning(col string) string {
 		what = append(what, fmt.Sprintf("%d dashes read as empty", s.dashes))
 	}
 	return fmt.Sprintf("column %q read as numbers (%s) from text such as %q: %s", col, s.sqlType(), s.example, strings.Join(what, "; "))
+}
+
+// allNumbers says whether every value of a text column is a decorated
+// number, a dash or empty: a query that stops at the first value that is
+// not, so an ordinary text column costs the reading of a row or two.
+func allNumbers(ctx context.Context, db *sql.DB, table, col string) (bool, error) {
+	q := fmt.Sprintf(`SELECT count(*) FROM (SELECT 1 FROM %[2]s WHERE %[1]s IS NOT NULL AND trim(%[1]s) <> '' AND trim(%[1]s) NOT IN %[3]s AND NOT regexp_full_match(trim(%[1]s), '%[4]s') LIMIT 1)`,
+		duck.QuoteIdent(col), duck.QuoteIdent(table), numDashes, numPattern)
+	var n int
+	if err := db.QueryRowContext(ctx, q).Scan(&n); err != nil {
+		return false, fmt.Errorf("read numbers of column %s.%s: %w", table, col, err)
+	}
+	return n == 0, nil
 }
 
 // numberStats measures one text column in one query.

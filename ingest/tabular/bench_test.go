@@ -64,3 +64,48 @@ func BenchmarkLoadTable(b *testing.B) {
 		b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 	})
 }
+
+// BenchmarkLoadTableNumbers loads a 1M-row CSV whose amounts are written
+// for people ("$1,234.50", "(75.00)") as a build does, reading them as
+// numbers (the default), beside the same load keeping them as text
+// (numbers: text), the load a user would otherwise run: the difference is
+// the cost of the check of every text column and of the conversion.
+func BenchmarkLoadTableNumbers(b *testing.B) {
+	dir := b.TempDir()
+	csv := filepath.Join(dir, "ledger.csv")
+	const rows = 1_000_000
+	var sb strings.Builder
+	sb.WriteString("entry_id,account,memo,amount,vat,posted,plant\n")
+	for i := range rows {
+		amount := fmt.Sprintf("\"$%d,%03d.%02d\"", i%90+1, i%1000, i%100)
+		if i%7 == 0 {
+			amount = fmt.Sprintf("\"$(%d.%02d)\"", i%900+1, i%100)
+		}
+		fmt.Fprintf(&sb, "E-%d,Account %d,Invoice %d,%s,%d%%,2025-%02d-%02d,Porto\n", i, i%300, i, amount, 5+i%3*6, i%12+1, i%28+1)
+	}
+	if err := os.WriteFile(csv, []byte(sb.String()), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	info, _ := os.Stat(csv)
+	ctx := context.Background()
+	db, err := duck.Open(ctx, filepath.Join(dir, "bench.duckdb"), duck.Settings{Threads: 2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = db.Close() })
+	for _, mode := range []string{"read", ingest.NumbersText} {
+		b.Run("numbers_"+mode, func(b *testing.B) {
+			b.SetBytes(info.Size())
+			opt := ingest.Options{}
+			if mode == ingest.NumbersText {
+				opt.Numbers = ingest.NumbersText
+			}
+			for b.Loop() {
+				if _, err := ingest.LoadTables(ctx, db, ingest.TableInput{Source: kg.Source{URI: "ledger.csv", Kind: kg.KindCSV, Bytes: info.Size()}, Path: csv, Base: "ledger", Options: opt}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}
