@@ -259,6 +259,10 @@ func (r *run) do(ctx context.Context, act action) error {
 			return err
 		} else if args != nil {
 			act.args, out, text = args, grounded, grounded
+		} else if args, dropped, err := r.dropFilters(ctx, act.args, out); err != nil {
+			return err
+		} else if args != nil {
+			act.args, out, text = args, dropped, dropped
 		}
 		if args, named, err := r.nameKey(ctx, act.args, out); err != nil {
 			return err

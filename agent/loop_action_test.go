@@ -518,3 +518,61 @@ func TestAgentActionModel_LooksUpTheCellsTheQuestionNames(t *testing.T) {
 		}
 	}
 }
+
+func TestAgentActionModel_DropsFiltersNothingGrounds(t *testing.T) {
+	const q = "What are the category and the plant of every part?"
+	for _, c := range []struct {
+		question, call string
+		dropped        bool
+	}{
+		// values copied from the listing's samples, for a question that names none
+		{q, `{"table":"parts","columns":["category","plant"],"where":[{"column":"plant","op":"=","value":"Porto"}]}`, true},
+		{q, `{"table":"parts","columns":["category","plant"],"where":[{"column":"category","op":"=","value":"frames"},{"column":"plant","op":"=","value":"Brno"}]}`, true},
+		// the question names a value: a name, a number, a quotation
+		{"What are the category and the plant of parts made in Porto?", `{"table":"parts","columns":["category","plant"],"where":[{"column":"plant","op":"=","value":"Porto"}]}`, false},
+		{"What are the category and the plant of parts that cost more than 100?", `{"table":"parts","columns":["category","plant"],"where":[{"column":"plant","op":"=","value":"Porto"}]}`, false},
+		{`What are the category and the plant of parts of the "frames" category?`, `{"table":"parts","columns":["category","plant"],"where":[{"column":"plant","op":"=","value":"Porto"}]}`, false},
+		// a filter the question writes stands
+		{"What are the category and the plant of the frames?", `{"table":"parts","columns":["category","plant"],"where":[{"column":"category","op":"=","value":"frames"}]}`, false},
+		// no filter
+		{q, `{"table":"parts","columns":["category","plant"]}`, false},
+	} {
+		m := script(actionModel, `{"tool":"select","args":`+c.call+`}`)
+		ans := askExample(t, m, c.question)
+		if !ans.Answered {
+			t.Fatalf("%s: answer %+v", c.call, ans)
+		}
+		var dropped *Step
+		for k := range ans.Steps {
+			if s := &ans.Steps[k]; s.By == StepByKgforge && s.Tool == ToolSelect && !strings.Contains(string(s.Args), `"where"`) {
+				dropped = s
+			}
+		}
+		switch {
+		case c.dropped && dropped == nil:
+			t.Errorf("%q %s: no query without the filters; steps %+v", c.question, c.call, ans.Steps)
+		case !c.dropped && dropped != nil:
+			t.Errorf("%q %s: ran %s, want the model's query left alone", c.question, c.call, dropped.Args)
+		case c.dropped:
+			if _, rows, _ := ResultRows(dropped.Result); len(rows) != 15 {
+				t.Errorf("%s: %d rows, want the 15 parts", c.call, len(rows))
+			}
+		}
+	}
+}
+
+func TestNamesAValue(t *testing.T) {
+	for q, want := range map[string]bool{
+		"What are the age and hometown of teachers?":                   false,
+		"What is each teacher's hometown?":                             false,
+		"Which teachers are older than 30?":                            true,
+		"What is the name of the museum named Plaza Museum?":           true,
+		"List the teachers whose hometown is not `` Little Lever '' .": true,
+		"Which visitors bought tickets for 'the gallery'?":             true,
+		"what are the names of teachers":                               false,
+	} {
+		if got := namesAValue(q); got != want {
+			t.Errorf("namesAValue(%q) = %v, want %v", q, got, want)
+		}
+	}
+}

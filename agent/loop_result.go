@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"kgforge/kg"
 )
@@ -725,4 +727,85 @@ func (r *run) lookupCells(ctx context.Context, args json.RawMessage, out string)
 		"table": c.Table, "columns": cols,
 		"where": []map[string]string{{"column": label.column, "op": "=", "value": label.value}},
 	})
+}
+
+// dropFilters repairs a query that filters on values nothing grounds, for
+// a question that names no value at all ("What are the age and hometown of
+// teachers?" filtered on Age = 26 or 29, values copied from the listing's
+// samples, and listed two teachers of seven), and asks for no order
+// (asksAnOrder). The question names no value
+// when it writes no digit, no quotation mark and no capitalised word after
+// its first (a name), and no linked value of a column the query's table
+// offers (linkValues: written whole, or minGroundWords words shared); a
+// filter's value is grounded when the question writes it or an earlier
+// result held it (groundedValue). When every filter of such a query is
+// ungrounded, kgforge runs it again without its filters, as a step of its
+// own (Step.By), and takes that result when it has rows. dropped is the
+// query kgforge ran, nil when none; result is its result.
+func (r *run) dropFilters(ctx context.Context, args json.RawMessage, out string) (dropped json.RawMessage, result string, err error) {
+	if _, _, isRows := ResultRows(out); !isRows {
+		return nil, "", nil
+	}
+	c, columns := r.typedQuery(args)
+	if columns == nil || len(c.Where) == 0 || c.Having != nil || namesAValue(r.ans.Question) || asksAnOrder(r.ans.Question) {
+		return nil, "", nil
+	}
+	qw := uniq(words(r.ans.Question))
+	for _, col := range columns {
+		for _, v := range r.linkedOf(c.Table, col) {
+			if sharedWords(qw, v) >= minGroundWords || namedWhole(r.ans.Question, v) {
+				return nil, "", nil
+			}
+		}
+	}
+	for _, w := range c.Where {
+		if strings.TrimSpace(w.Value) == "" || r.groundedValue(w.Value) {
+			return nil, "", nil
+		}
+	}
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return nil, "", nil
+	}
+	delete(m, "where")
+	return r.rerun(ctx, m)
+}
+
+// asksAnOrder says whether a question asks for the first rows of an order
+// ("the most expensive", "the youngest", "the first"): its answer is not
+// every row, so dropFilters leaves it to the order repairs.
+func asksAnOrder(question string) bool {
+	for _, w := range lowerWords(question) {
+		if slices.Contains(descWords, w) || slices.Contains(ascWords, w) ||
+			slices.Contains([]string{"oldest", "youngest", "best", "worst", "first", "last"}, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// namesAValue says whether a question writes something that reads as a
+// value: a digit, a quotation mark (an apostrophe inside a word, as in
+// "teacher's", quotes nothing), or a capitalised word after its first word
+// (a name such as "Little Lever Urban District" or "Plaza Museum").
+func namesAValue(question string) bool {
+	if strings.ContainsAny(question, "0123456789\"`“”‘") {
+		return true
+	}
+	for i, r := range question {
+		if r != '\'' && r != '’' {
+			continue
+		}
+		before, _ := utf8.DecodeLastRuneInString(question[:i])
+		after, _ := utf8.DecodeRuneInString(question[i+utf8.RuneLen(r):])
+		if !isWordRune(before) || !isWordRune(after) {
+			return true
+		}
+	}
+	for i, w := range strings.Fields(question) {
+		if r, _ := utf8.DecodeRuneInString(w); i > 0 && unicode.IsUpper(r) {
+			return true
+		}
+	}
+	return false
 }
