@@ -576,3 +576,19 @@ func TestNamesAValue(t *testing.T) {
 		}
 	}
 }
+
+// A sum over no row is SQL's NULL; the answer says that no row matched.
+func TestAgentActionModel_AnAggregateOfNoRowsIsNoRowsMatch(t *testing.T) {
+	for _, c := range []struct{ call, want string }{
+		{`{"table":"parts","aggregate":{"fn":"sum","column":"unit_cost_eur"},"where":[{"column":"part_id","op":"=","value":"P999"}]}`, "No rows match."},
+		{`{"table":"parts","aggregate":{"fn":"avg","column":"unit_cost_eur"},"where":[{"column":"part_id","op":"=","value":"P999"}]}`, "No rows match."},
+		// a count of none is an answer
+		{`{"table":"parts","aggregate":{"fn":"count","column":"part_id"},"where":[{"column":"part_id","op":"=","value":"P999"}]}`, "0"},
+	} {
+		m := script(actionModel, `{"tool":"select","args":`+c.call+`}`)
+		ans := askExample(t, m, "What do parts P999 cost?")
+		if !ans.Answered || ans.Text != c.want {
+			t.Errorf("%s: answer %q, want %q (steps %+v)", c.call, ans.Text, c.want, ans.Steps)
+		}
+	}
+}

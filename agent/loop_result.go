@@ -40,7 +40,10 @@ func (r *run) resultAnswer(ctx context.Context, args json.RawMessage, out string
 	}
 	aa := AnswerArgs{Answer: ResultAnswerText(rows), Confidence: leastProbability(r.logprobs)}
 	var c selectCall
-	if json.Unmarshal(args, &c) == nil && c.Aggregate == nil && len(c.GroupBy) == 0 && len(rows) > 0 {
+	if json.Unmarshal(args, &c) == nil && emptyAggregate(c, rows) {
+		aa.Answer = ResultAnswerText(nil) // a sum or an average of no rows is NULL: say that none matched
+	}
+	if c.Aggregate == nil && len(c.GroupBy) == 0 && len(rows) > 0 {
 		if aa.Citations, err = r.rowCitations(ctx, c.Table, args, header, rows); err != nil {
 			return false, err
 		}
@@ -68,6 +71,14 @@ func (r *run) resultAnswer(ctx context.Context, args json.RawMessage, out string
 		r.record(Step{Tool: ToolAnswer, Args: raw, By: StepByKgforge})
 		return true, nil
 	}
+}
+
+// emptyAggregate says whether a result is one aggregate other than a
+// count, without groups, over no row: SQL's NULL, which an answer reads
+// as "No rows match." (a count of none is 0, an answer in itself).
+func emptyAggregate(c selectCall, rows [][]string) bool {
+	return c.Aggregate != nil && c.Aggregate.Fn != "count" && c.Aggregate.Fn != "count_distinct" && len(c.GroupBy) == 0 &&
+		len(rows) == 1 && len(rows[0]) == 1 && rows[0][0] == "NULL"
 }
 
 // dataTables returns the bundle's data tables, read once a question: the
