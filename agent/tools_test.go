@@ -268,7 +268,14 @@ func starToolsWith(t *testing.T, n int, vectors []bundle.VectorSet, m bundle.Man
 	if _, err := w.Commit(bundle.Contents{Graph: g, Sources: []kg.Source{src}, Chunks: []kg.Chunk{starChunk}, Vectors: vectors}, m); err != nil {
 		t.Fatal(err)
 	}
-	b, err := bundle.Open(out)
+	return openTools(t, out)
+}
+
+// openTools opens the bundle at dir and a toolbox over it, both closed
+// when the test ends.
+func openTools(t *testing.T, dir string) *Toolbox {
+	t.Helper()
+	b, err := bundle.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,32 +316,9 @@ func TestQuery_OneRowALineAndDocumentDelimitersDefused(t *testing.T) {
 
 // A column whose numbers the source wrote with a currency sign says so.
 func TestCat_TableNamesTheUnitOfItsNumbers(t *testing.T) {
-	out := t.TempDir()
-	w, err := bundle.Create(out, "b1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := w.Data(context.Background(), duck.Settings{Threads: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec("CREATE TABLE statement AS SELECT * FROM (VALUES ('Revenue', 19373), ('Net cash used', -1212)) t(item, amount)"); err != nil {
-		t.Fatal(err)
-	}
 	cols := []kg.Column{{Name: "item", Type: "VARCHAR"}, {Name: "amount", Type: "BIGINT", Unit: "$", Min: "-1212", Max: "19373"}}
-	if _, err := w.Commit(bundle.Contents{Tables: []kg.Table{{Name: "statement", Rows: 2, Columns: cols}}}, bundle.Manifest{}); err != nil {
-		t.Fatal(err)
-	}
-	b, err := bundle.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = b.Close() })
-	tb, err := NewToolbox(context.Background(), b, duck.SandboxLimits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = tb.Close() })
-	got := call(t, tb, ToolCat, `{"id":"statement"}`)
+	dir := writeBundle(t, bundle.Contents{Tables: []kg.Table{{Name: "statement", Rows: 2, Columns: cols}}},
+		"CREATE TABLE statement AS SELECT * FROM (VALUES ('Revenue', 19373), ('Net cash used', -1212)) t(item, amount)")
+	got := call(t, openTools(t, dir), ToolCat, `{"id":"statement"}`)
 	wantAll(t, "cat statement", got, "amount BIGINT in $, 0 nulls", "item VARCHAR, 0 nulls")
 }

@@ -2,6 +2,7 @@ package tabular_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,16 +27,8 @@ func BenchmarkLoadTable(b *testing.B) {
 	for i := range rows {
 		fmt.Fprintf(&sb, "O-%d,Customer %d,Trail %d,%d,2025-%02d-%02d,Porto,shipped\n", i, i%500, i%4, i%20+1, i%12+1, i%28+1)
 	}
-	if err := os.WriteFile(csv, []byte(sb.String()), 0o600); err != nil {
-		b.Fatal(err)
-	}
-	info, _ := os.Stat(csv)
+	info, db := benchFile(b, dir, csv, sb.String())
 	ctx := context.Background()
-	db, err := duck.Open(ctx, filepath.Join(dir, "bench.duckdb"), duck.Settings{Threads: 2})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = db.Close() })
 	b.Run("read_csv", func(b *testing.B) {
 		b.SetBytes(info.Size())
 		for b.Loop() {
@@ -83,16 +76,8 @@ func BenchmarkLoadTableNumbers(b *testing.B) {
 		}
 		fmt.Fprintf(&sb, "E-%d,Account %d,Invoice %d,%s,%d%%,2025-%02d-%02d,Porto\n", i, i%300, i, amount, 5+i%3*6, i%12+1, i%28+1)
 	}
-	if err := os.WriteFile(csv, []byte(sb.String()), 0o600); err != nil {
-		b.Fatal(err)
-	}
-	info, _ := os.Stat(csv)
+	info, db := benchFile(b, dir, csv, sb.String())
 	ctx := context.Background()
-	db, err := duck.Open(ctx, filepath.Join(dir, "bench.duckdb"), duck.Settings{Threads: 2})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = db.Close() })
 	for _, mode := range []string{"read", ingest.NumbersText} {
 		b.Run("numbers_"+mode, func(b *testing.B) {
 			b.SetBytes(info.Size())
@@ -108,4 +93,23 @@ func BenchmarkLoadTableNumbers(b *testing.B) {
 			b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 		})
 	}
+}
+
+// benchFile writes a benchmark's CSV and opens the DuckDB file it loads
+// into, closed when the benchmark ends.
+func benchFile(b *testing.B, dir, csv, content string) (os.FileInfo, *sql.DB) {
+	b.Helper()
+	if err := os.WriteFile(csv, []byte(content), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	info, err := os.Stat(csv)
+	if err != nil {
+		b.Fatal(err)
+	}
+	db, err := duck.Open(context.Background(), filepath.Join(dir, "bench.duckdb"), duck.Settings{Threads: 2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = db.Close() })
+	return info, db
 }

@@ -21,12 +21,8 @@ import (
 // the data rows stay, so a column sums to what the sheet's rows hold.
 func TestLoad_TotalRowsLeftOut(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "scrap.xlsx")
-	f := excelize.NewFile()
-	must(t, f.SetSheetName("Sheet1", "Scrap"))
-	sw, err := f.NewStreamWriter("Scrap")
-	must(t, err)
 	sum := func(formula string, cached int) excelize.Cell { return excelize.Cell{Formula: formula, Value: cached} }
-	for i, r := range [][]any{
+	writeSheet(t, path, "Scrap", [][]any{
 		{"batch_id", "plant", "defect", "units"},
 		{"B-1", "Porto", "weld crack", 4},
 		{"B-2", "Porto", "total loss of the frame", 2},
@@ -35,14 +31,7 @@ func TestLoad_TotalRowsLeftOut(t *testing.T) {
 		{"TOTAL-9", "Brno", "chain skips", 5},
 		{nil, nil, nil, sum("SUM(D5:D6)", 8)},
 		{"Grand total", nil, nil, 14},
-	} {
-		cell, err := excelize.CoordinatesToCellName(1, i+1)
-		must(t, err)
-		must(t, sw.SetRow(cell, r))
-	}
-	must(t, sw.Flush())
-	must(t, f.SaveAs(path))
-	must(t, f.Close())
+	})
 
 	db := openDB(t)
 	tables, err := load(context.Background(), db, path, ingest.Options{}, nil)
@@ -99,22 +88,12 @@ func TestExampleWorkbook_ScrapSumsToTheSheetsTotal(t *testing.T) {
 // column's unit.
 func TestLoad_NumbersTypedAsText(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "costs.xlsx")
-	f := excelize.NewFile()
-	sw, err := f.NewStreamWriter("Sheet1")
-	must(t, err)
-	for i, r := range [][]any{
+	writeSheet(t, path, "Sheet1", [][]any{
 		{"item", "cost"},
 		{"frames", "$1,250"},
 		{"credit", "$(300)"},
 		{"forks", "$75.5"},
-	} {
-		cell, err := excelize.CoordinatesToCellName(1, i+1)
-		must(t, err)
-		must(t, sw.SetRow(cell, r))
-	}
-	must(t, sw.Flush())
-	must(t, f.SaveAs(path))
-	must(t, f.Close())
+	})
 
 	db := openDB(t)
 	tables, err := load(context.Background(), db, path, ingest.Options{}, nil)
@@ -127,4 +106,24 @@ func TestLoad_NumbersTypedAsText(t *testing.T) {
 	if w := []string{"1025.5", "-300.0"}; !slices.Equal(got, w) {
 		t.Errorf("sum, min of cost = %q, want %q", got, w)
 	}
+}
+
+// writeSheet writes a workbook of one sheet with excelize's stream
+// writer, which keeps a formula's cached value as Excel does.
+func writeSheet(t *testing.T, path, sheet string, rows [][]any) {
+	t.Helper()
+	f := excelize.NewFile()
+	if sheet != "Sheet1" {
+		must(t, f.SetSheetName("Sheet1", sheet))
+	}
+	sw, err := f.NewStreamWriter(sheet)
+	must(t, err)
+	for i, r := range rows {
+		cell, err := excelize.CoordinatesToCellName(1, i+1)
+		must(t, err)
+		must(t, sw.SetRow(cell, r))
+	}
+	must(t, sw.Flush())
+	must(t, f.SaveAs(path))
+	must(t, f.Close())
 }
