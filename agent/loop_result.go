@@ -40,10 +40,11 @@ func (r *run) resultAnswer(ctx context.Context, args json.RawMessage, out string
 	}
 	aa := AnswerArgs{Answer: ResultAnswerText(rows), Confidence: leastProbability(r.logprobs)}
 	var c selectCall
-	if json.Unmarshal(args, &c) == nil && emptyAggregate(c, rows) {
+	parsed := json.Unmarshal(args, &c) == nil
+	if parsed && emptyAggregate(c, rows) {
 		aa.Answer = ResultAnswerText(nil) // a sum or an average of no rows is NULL: say that none matched
 	}
-	if c.Aggregate == nil && len(c.GroupBy) == 0 && len(rows) > 0 {
+	if parsed && c.Aggregate == nil && len(c.GroupBy) == 0 && len(rows) > 0 {
 		if aa.Citations, err = r.rowCitations(ctx, c.Table, args, header, rows); err != nil {
 			return false, err
 		}
