@@ -355,15 +355,7 @@ func (r *run) groundFilter(ctx context.Context, args json.RawMessage, out string
 	if columns == nil {
 		return nil, "", nil
 	}
-	var named []linkedFilter
-	qw := uniq(words(r.ans.Question))
-	for _, col := range columns {
-		for _, v := range r.linkedOf(c.Table, col) {
-			if sharedWords(qw, v) >= minGroundWords || namedWhole(r.ans.Question, v) {
-				named = append(named, linkedFilter{col, v})
-			}
-		}
-	}
+	named := r.mentionedValues(c.Table, columns)
 	if len(named) == 0 {
 		return nil, "", nil
 	}
@@ -389,6 +381,23 @@ func (r *run) groundFilter(ctx context.Context, args json.RawMessage, out string
 		}
 	}
 	return nil, "", nil
+}
+
+// mentionedValues returns the values linked to the question (linkedOf) in
+// the columns the query's table offers that the question writes whole
+// (namedWhole) or shares at least minGroundWords words with, in
+// linkValues' order by column.
+func (r *run) mentionedValues(table string, columns []string) []linkedFilter {
+	var named []linkedFilter
+	qw := uniq(words(r.ans.Question))
+	for _, col := range columns {
+		for _, v := range r.linkedOf(table, col) {
+			if sharedWords(qw, v) >= minGroundWords || namedWhole(r.ans.Question, v) {
+				named = append(named, linkedFilter{col, v})
+			}
+		}
+	}
+	return named
 }
 
 // withFilter returns the typed query args with its filter i set to
@@ -745,10 +754,9 @@ func (r *run) lookupCells(ctx context.Context, args json.RawMessage, out string)
 // a question that names no value at all ("What are the age and hometown of
 // teachers?" filtered on Age = 26 or 29, values copied from the listing's
 // samples, and listed two teachers of seven), and asks for no order
-// (asksAnOrder). The question names no value
-// when it writes no digit, no quotation mark and no capitalised word after
-// its first (a name), and no linked value of a column the query's table
-// offers (linkValues: written whole, or minGroundWords words shared); a
+// (asksAnOrder). The question names no value when it writes no digit, no
+// quotation mark and no capitalised word after its first (a name), and no
+// linked value of a column the query's table offers (mentionedValues); a
 // filter's value is grounded when the question writes it or an earlier
 // result held it (groundedValue). When every filter of such a query is
 // ungrounded, kgforge runs it again without its filters, as a step of its
@@ -762,13 +770,8 @@ func (r *run) dropFilters(ctx context.Context, args json.RawMessage, out string)
 	if columns == nil || len(c.Where) == 0 || c.Having != nil || namesAValue(r.ans.Question) || asksAnOrder(r.ans.Question) {
 		return nil, "", nil
 	}
-	qw := uniq(words(r.ans.Question))
-	for _, col := range columns {
-		for _, v := range r.linkedOf(c.Table, col) {
-			if sharedWords(qw, v) >= minGroundWords || namedWhole(r.ans.Question, v) {
-				return nil, "", nil
-			}
-		}
+	if len(r.mentionedValues(c.Table, columns)) > 0 {
+		return nil, "", nil
 	}
 	for _, w := range c.Where {
 		if strings.TrimSpace(w.Value) == "" || r.groundedValue(w.Value) {
@@ -788,13 +791,16 @@ func (r *run) dropFilters(ctx context.Context, args json.RawMessage, out string)
 // every row, so dropFilters leaves it to the order repairs.
 func asksAnOrder(question string) bool {
 	for _, w := range lowerWords(question) {
-		if slices.Contains(descWords, w) || slices.Contains(ascWords, w) ||
-			slices.Contains([]string{"oldest", "youngest", "best", "worst", "first", "last"}, w) {
+		if slices.Contains(descWords, w) || slices.Contains(ascWords, w) || slices.Contains(rankWords, w) {
 			return true
 		}
 	}
 	return false
 }
+
+// rankWords ask for the first rows of an order without saying which way
+// on their own (the direction words leave them out, see descWords).
+var rankWords = []string{"oldest", "youngest", "best", "worst", "first", "last"}
 
 // namesAValue says whether a question writes something that reads as a
 // value: a digit, a quotation mark (an apostrophe inside a word, as in
