@@ -93,16 +93,17 @@ func readNumbers(ctx context.Context, db *sql.DB, table string) (map[string]stri
 // numStats is what one query tells of a text column's values (trimmed;
 // dashes and empty values apart).
 type numStats struct {
-	values, numbers, decorated, dashes int64
-	currencies, percents               int64
-	currency                           string
-	intDigits, scale                   int64
-	example                            string
+	values, decorated, dashes int64
+	currencies, percents      int64
+	currency                  string
+	intDigits, scale          int64
+	example                   string
 }
 
-// readable says whether the column is read as numbers.
+// readable says whether the column, every value of which allNumbers found
+// a number or a dash, is read as numbers.
 func (s numStats) readable() bool {
-	return s.values > 0 && s.numbers == s.values && s.decorated > 0 && s.currencies <= 1 &&
+	return s.values > 0 && s.decorated > 0 && s.currencies <= 1 &&
 		(s.percents == 0 || s.percents == s.values) && s.intDigits+s.scale <= numMaxDigits
 }
 
@@ -154,23 +155,23 @@ func allNumbers(ctx context.Context, db *sql.DB, table, col string) (bool, error
 	return n == 0, nil
 }
 
-// numberStats measures one text column in one query.
+// numberStats measures, in one query, a text column whose every value
+// allNumbers found a number or a dash: it does not match the pattern again.
 func numberStats(ctx context.Context, db *sql.DB, table, col string) (numStats, error) {
 	q := fmt.Sprintf(`SELECT
   count(*) FILTER (WHERE v <> '' AND v NOT IN %[3]s),
-  count(*) FILTER (WHERE v NOT IN %[3]s AND regexp_full_match(v, '%[4]s')),
-  count(*) FILTER (WHERE v NOT IN %[3]s AND regexp_full_match(v, '%[4]s') AND regexp_matches(v, '%[5]s')),
+  count(*) FILTER (WHERE v NOT IN %[3]s AND regexp_matches(v, '%[4]s')),
   count(*) FILTER (WHERE v IN %[3]s),
-  count(DISTINCT regexp_extract(v, '%[6]s')) FILTER (WHERE regexp_matches(v, '%[6]s')),
+  count(DISTINCT regexp_extract(v, '%[5]s')) FILTER (WHERE regexp_matches(v, '%[5]s')),
   count(*) FILTER (WHERE contains(v, '%%')),
-  coalesce(min(regexp_extract(v, '%[6]s')) FILTER (WHERE regexp_matches(v, '%[6]s')), ''),
+  coalesce(min(regexp_extract(v, '%[5]s')) FILTER (WHERE regexp_matches(v, '%[5]s')), ''),
   coalesce(max(length(regexp_replace(regexp_extract(v, '^[^.]*'), '[^0-9]', '', 'g'))), 0),
   coalesce(max(length(regexp_extract(v, '\.([0-9]+)', 1))), 0),
-  coalesce(min(v) FILTER (WHERE v NOT IN %[3]s AND regexp_matches(v, '%[5]s')), '')
+  coalesce(min(v) FILTER (WHERE v NOT IN %[3]s AND regexp_matches(v, '%[4]s')), '')
 FROM (SELECT trim(%[1]s) AS v FROM %[2]s WHERE %[1]s IS NOT NULL)`,
-		duck.QuoteIdent(col), duck.QuoteIdent(table), numDashes, numPattern, numDecor, numCur)
+		duck.QuoteIdent(col), duck.QuoteIdent(table), numDashes, numDecor, numCur)
 	var s numStats
-	err := db.QueryRowContext(ctx, q).Scan(&s.values, &s.numbers, &s.decorated, &s.dashes, &s.currencies, &s.percents,
+	err := db.QueryRowContext(ctx, q).Scan(&s.values, &s.decorated, &s.dashes, &s.currencies, &s.percents,
 		&s.currency, &s.intDigits, &s.scale, &s.example)
 	if err != nil {
 		return s, fmt.Errorf("read numbers of column %s.%s: %w", table, col, err)
