@@ -71,6 +71,9 @@ type run struct {
 	linked      map[string][]string // the values the question names, by table and column (linkValues), for the action model
 	data        []kg.Table          // the bundle's data tables, once dataTables has read them
 	schema      []selectTable       // the typed query's tables over data, once queryTable has built them (read only)
+	psg         passage             // the question's sentence in the documents, once questionPassage has looked
+	psgOK       bool                // a sentence names a content word of the question
+	psgDone     bool                // questionPassage has looked
 }
 
 // Ask runs the tool loop for one question: the model calls tools until it
@@ -109,6 +112,11 @@ func (a *Agent) Ask(ctx context.Context, question string) (Answer, error) {
 // loop asks for turns until an answer, a stuck call (Answer.Stuck) or
 // the budget is spent.
 func (r *run) loop(ctx context.Context) error {
+	if r.a.action {
+		if done, err := r.passageAnswer(ctx); err != nil || done {
+			return err
+		}
+	}
 	for len(r.ans.Steps) < r.a.opts.Budget {
 		schema := r.narrowed
 		if schema == nil && r.constrained() {
@@ -244,6 +252,10 @@ func (r *run) do(ctx context.Context, act action) error {
 			}
 		}
 		if args, looked, err := r.lookupCells(ctx, act.args, out); err != nil {
+			return err
+		} else if args != nil {
+			act.args, out, text = args, looked, looked
+		} else if args, looked, err := r.passageLookup(ctx, act.args, out); err != nil {
 			return err
 		} else if args != nil {
 			act.args, out, text = args, looked, looked

@@ -21,7 +21,7 @@ func TestAgentActionModel_PromptListsTheTablesNotTheFewShotLog(t *testing.T) {
 		`{"tool":"select","args":{"table":"suppliers","columns":["name"]}}`,
 	)
 	a := newAgent(t, m, Options{})
-	ans, err := a.Ask(context.Background(), "Who makes frames?")
+	ans, err := a.Ask(context.Background(), "What are the names of the suppliers?")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func TestAgentActionModel_PromptListsTheTablesNotTheFewShotLog(t *testing.T) {
 		t.Fatalf("format %s, %d generates, answer %+v", a.Format(), len(m.gens), ans)
 	}
 	first := m.gens[0].Prompt
-	for _, want := range []string{"Answer the question about the dataset", "Tools: ls, cat,", "- suppliers (0 rows): supplier_id ; name ", "\nQuestion: Who makes frames?\nCall: "} {
+	for _, want := range []string{"Answer the question about the dataset", "Tools: ls, cat,", "- suppliers (0 rows): supplier_id ; name ", "\nQuestion: What are the names of the suppliers?\nCall: "} {
 		if !strings.Contains(first, want) {
 			t.Errorf("the first prompt lacks %q:\n%s", want, first)
 		}
@@ -419,7 +419,7 @@ func TestAgentActionModel_GroundsAFilterTheQuestionDoesNotName(t *testing.T) {
 		// the question writes the value: it stands
 		{"Which parts does Kestrel Alloys supply?", `{"table":"parts","columns":["name"],"where":[{"column":"suppliers.name","op":"=","value":"Kestrel Alloys"}]}`, "", 2},
 		// the question names no value of the table: it stands
-		{"Which parts are the most expensive?", `{"table":"parts","columns":["name"],"where":[{"column":"category","op":"=","value":"frames"}]}`, "", 2},
+		{"Which parts are the most costly?", `{"table":"parts","columns":["name"],"where":[{"column":"category","op":"=","value":"frames"}]}`, "", 2},
 	} {
 		m := script(actionModel, `{"tool":"select","args":`+c.call+`}`)
 		ans := askExample(t, m, c.question)

@@ -1,0 +1,345 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"kgforge/bundle"
+	"kgforge/kg"
+)
+
+// Bounds of the passage search (Toolbox.passage).
+const (
+	passageDepth  = 50 // search documents BM25 ranks, of which the chunks are read
+	passageChunks = 8  // chunks whose sentences are compared
+	minPassage    = 12 // bytes of the shortest sentence that can answer
+	maxPassage    = 600
+	// minPassageShare is the least share of the question's content words
+	// a sentence names to answer it (passageAnswer): chosen on TAT-QA dev
+	// questions of seed 5 and Spider/KaggleDBQA databases kgforge-agent
+	// trained on (docs/benchmarks.md, "Answers from a sentence").
+	minPassageShare = 0.6
+)
+
+// passage is the sentence of the bundle's documents that names the most
+// of a question's content words.
+type passage struct {
+	chunk   string
+	span    kg.Span // the sentence's bytes in its source
+	text    string
+	covered []string // the question's content words the sentence names
+}
+
+// questionWords are the distinct content words of a question (words,
+// without linkStopWords).
+func questionWords(question string) []string {
+	var out []string
+	for _, w := range uniq(words(question)) {
+		if !linkStopWords[w] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// passage finds the sentence of the bundle's chunks that names the most
+// of the question's content words: the chunks BM25 ranks first for the
+// question, cut into sentences; ties go to the better-ranked chunk, then
+// the shorter sentence. ok is false for a bundle without chunks, a search
+// index or a sentence naming any content word.
+func (t *Toolbox) passage(ctx context.Context, question string) (best passage, ok bool, err error) {
+	qw := questionWords(question)
+	terms := bundle.Terms(question)
+	if len(qw) == 0 || len(terms) == 0 {
+		return best, false, nil
+	}
+	hits, err := t.bm25(ctx, terms, passageDepth)
+	if err != nil || len(hits) == 0 {
+		return best, false, err
+	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = lit(h.ID)
+	}
+	rows, _, err := t.rows(ctx, fmt.Sprintf(`SELECT id, text, start FROM memory.main.chunks WHERE id IN (%s)`, strings.Join(ids, ", ")), passageDepth)
+	if err != nil {
+		return best, false, err
+	}
+	byID := map[string][]string{}
+	for _, r := range rows {
+		byID[r[0]] = r
+	}
+	read := 0
+	for _, h := range hits {
+		r, isChunk := byID[h.ID]
+		if !isChunk {
+			continue
+		}
+		if read++; read > passageChunks {
+			break
+		}
+		start, err := strconv.Atoi(r[2])
+		if err != nil {
+			return best, false, fmt.Errorf("chunk %s starts at %q: %w", r[0], r[2], err)
+		}
+		for _, s := range sentenceSpans(r[1]) {
+			text := r[1][s.Start:s.End]
+			var covered []string
+			sw := words(text)
+			for _, w := range qw {
+				if slices.Contains(sw, w) {
+					covered = append(covered, w)
+				}
+			}
+			if len(covered) > len(best.covered) || len(covered) == len(best.covered) && ok && best.chunk == r[0] && len(text) < len(best.text) {
+				best = passage{chunk: r[0], span: kg.Span{Start: start + s.Start, End: start + s.End}, text: text, covered: covered}
+				ok = len(covered) > 0
+			}
+		}
+	}
+	return best, ok, nil
+}
+
+// sentenceSpans cuts text into sentences and lines, trimmed, by byte
+// offsets: a sentence ends at a line break or at ".", "!" or "?" before a
+// space; pieces shorter than minPassage bytes or longer than maxPassage
+// (a table written as text) and Markdown headings are left out.
+func sentenceSpans(text string) []kg.Span {
+	var out []kg.Span
+	add := func(start, end int) {
+		for start < end && isSpace(text[start]) {
+			start++
+		}
+		for end > start && isSpace(text[end-1]) {
+			end--
+		}
+		if n := end - start; n >= minPassage && n <= maxPassage && text[start] != '#' && text[start] != '|' {
+			out = append(out, kg.Span{Start: start, End: end})
+		}
+	}
+	start := 0
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case '\n':
+			add(start, i)
+			start = i + 1
+		case '.', '!', '?':
+			if i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\t' {
+				add(start, i+1)
+				start = i + 1
+			}
+		}
+	}
+	add(start, len(text))
+	return out
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// tableWords are the question's content words that the data tables name:
+// in a table's or a column's name, a column's samples or a value linked
+// to the question (linkValues).
+func tableWords(tables []kg.Table, question string, linked map[string][]string) []string {
+	named := map[string]bool{}
+	mark := func(text string) {
+		for _, w := range words(text) {
+			named[w] = true
+		}
+	}
+	for _, t := range tables {
+		mark(t.Name)
+		for _, c := range t.Columns {
+			mark(c.Name)
+			for _, v := range append(slices.Clone(c.Samples), linked[linkKey(t.Name, c.Name)]...) {
+				mark(v)
+			}
+		}
+	}
+	var out []string
+	for _, w := range questionWords(question) {
+		if named[w] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// passageAnswer answers the action model's question from a sentence of
+// the bundle's documents, before the model is asked, when that sentence
+// names more of the question's content words than the data tables do
+// (their names, their columns' names and values, and the values linked to
+// the question): the action model writes only typed queries over the
+// tables, so a question the documents answer and the tables do not name
+// would get a query over the wrong table. The answer is the sentence
+// itself, cited by its chunk and byte span, its confidence the share of
+// the question's content words it names. A sentence naming less than
+// minPassageShare of those words answers nothing. done reports whether
+// the question ended.
+func (r *run) passageAnswer(ctx context.Context) (done bool, err error) {
+	question := r.ans.Question
+	best, ok, err := r.questionPassage(ctx)
+	if err != nil || !ok {
+		return false, err
+	}
+	data, err := r.dataTables()
+	if err != nil {
+		return false, err
+	}
+	qw := questionWords(question)
+	if len(best.covered) <= len(tableWords(data, question, r.linked)) || float64(len(best.covered)) < minPassageShare*float64(len(qw)) {
+		return false, nil
+	}
+	span := best.span
+	aa := AnswerArgs{
+		Answer:     best.text,
+		Confidence: float64(len(best.covered)) / float64(len(qw)),
+		Citations:  []Citation{{Kind: "chunk", ID: best.chunk, Span: &span}},
+	}
+	raw, err := json.Marshal(aa)
+	if err != nil {
+		return false, err
+	}
+	res, err := r.a.tools.Call(ctx, ToolAnswer, raw)
+	if ce := (*CallError)(nil); errors.As(err, &ce) {
+		return false, nil // a chunk the answer tool cannot find: leave the question to the model
+	} else if err != nil {
+		return false, err
+	}
+	var checked AnswerArgs
+	if json.Unmarshal([]byte(res), &checked) != nil || checked.Answer == "" {
+		checked = aa
+	}
+	r.ans.Text, r.ans.Citations, r.ans.Confidence, r.ans.Answered = checked.Answer, checked.Citations, checked.Confidence, true
+	r.record(Step{Tool: ToolAnswer, Args: raw, By: StepByKgforge})
+	return true, nil
+}
+
+// questionPassage is passage for the run's question, found once.
+func (r *run) questionPassage(ctx context.Context) (passage, bool, error) {
+	if !r.psgDone {
+		best, ok, err := r.a.tools.passage(ctx, r.ans.Question)
+		if err != nil {
+			return best, false, err
+		}
+		r.psg, r.psgOK, r.psgDone = best, ok, true
+	}
+	return r.psg, r.psgOK, nil
+}
+
+// passageLookup repairs the query of a question that names a row only
+// through what a document says of it ("the unit cost of the frame that
+// the Gravel 700 uses", where a sentence says which frame): when the
+// question's sentence (questionPassage) writes whole a value of a text
+// column of a data table that the question does not write, and the
+// question names other columns of that table by every word of their names
+// (namedColumns; not a column named by the table's own noun), kgforge
+// looks those cells up in the row of that value, as a step of its own
+// (Step.By), and takes the result when it is one row (the value names a
+// row; "Brno", the plant of many, does not): the longest such value
+// first. The sentence must name at least minLinkWords words of the
+// question besides the words of those columns, the table's name and the
+// value (linkWords: "gravel", "700", "use"), the link it makes between
+// the question and the row; a sentence that names only what the question
+// asks for ("the plant of every part" and "the most expensive part at the
+// Brno plant") links nothing. It repairs a plain query (no aggregate, grouping or order)
+// only, and only when its filters matched no row or hold no value the
+// question writes, as lookupCells. looked is the query kgforge ran, nil
+// when none; result is its result.
+func (r *run) passageLookup(ctx context.Context, args json.RawMessage, out string) (looked json.RawMessage, result string, err error) {
+	_, rows, isRows := ResultRows(out)
+	if !isRows {
+		return nil, "", nil
+	}
+	c, columns := r.typedQuery(args)
+	if columns == nil || c.Aggregate != nil || len(c.GroupBy) > 0 || c.OrderBy != nil || c.Having != nil {
+		return nil, "", nil
+	}
+	question := r.ans.Question
+	if !noRowsMatched(c, rows) {
+		for _, w := range c.Where {
+			if namedWhole(question, w.Value) {
+				return nil, "", nil
+			}
+		}
+	}
+	best, ok, err := r.questionPassage(ctx)
+	if err != nil || !ok {
+		return nil, "", err
+	}
+	data, err := r.dataTables()
+	if err != nil {
+		return nil, "", err
+	}
+	inSentence, err := r.a.tools.linkValues(ctx, data, best.text)
+	if err != nil {
+		return nil, "", err
+	}
+	type cell struct{ table, column, value string }
+	var values []cell
+	for _, t := range data {
+		for _, col := range t.Columns {
+			for _, v := range inSentence[linkKey(t.Name, col.Name)] {
+				if namedWhole(best.text, v) && !namedWhole(question, v) {
+					values = append(values, cell{t.Name, col.Name, v})
+				}
+			}
+		}
+	}
+	slices.SortStableFunc(values, func(a, b cell) int { return len(b.value) - len(a.value) })
+	for _, v := range values {
+		ti := slices.IndexFunc(data, func(t kg.Table) bool { return t.Name == v.table })
+		own := make([]string, len(data[ti].Columns))
+		for i, col := range data[ti].Columns {
+			own[i] = col.Name
+		}
+		if len(r.mentionedValues(v.table, own)) > 0 {
+			continue // the question names a row of the table itself
+		}
+		tableWords := uniq(words(v.table))
+		var cols []string
+		for _, col := range namedColumns(question, own) {
+			if col != v.column && !allIn(columnWords(col), tableWords) {
+				cols = append(cols, col)
+			}
+		}
+		if len(cols) == 0 || len(linkWords(best.covered, cols, v.table, v.value)) < minLinkWords {
+			continue
+		}
+		raw, err := json.Marshal(map[string]any{
+			"table": v.table, "columns": cols,
+			"where": []map[string]string{{"column": v.column, "op": "=", "value": v.value}},
+		})
+		if err != nil {
+			return nil, "", err
+		}
+		if looked, result, err = r.rerunIf(ctx, raw, func(rows [][]string) bool { return len(rows) == 1 }); err != nil || looked != nil {
+			return looked, result, err
+		}
+	}
+	return nil, "", nil
+}
+
+// minLinkWords is the fewest words of the question a sentence must link
+// to a row (passageLookup).
+const minLinkWords = 2
+
+// linkWords are the covered words of the question that are not words of
+// the columns, of the table's name or of the value.
+func linkWords(covered, cols []string, table, value string) []string {
+	own := append(words(table), words(value)...)
+	for _, c := range cols {
+		own = append(own, columnWords(c)...)
+	}
+	var out []string
+	for _, w := range covered {
+		if !slices.Contains(own, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}

@@ -1,0 +1,126 @@
+package agent
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"kgforge/kg"
+)
+
+// A question the documents answer and the tables do not name is answered
+// with the sentence that names it, cited by its bytes in the source,
+// without asking the action model; a question the tables name goes to the
+// model as before.
+func TestAgentActionModel_AnswersFromTheSentenceThatNamesTheQuestion(t *testing.T) {
+	const sentence = "The fatigue test takes a sample of 10 frames from each batch."
+	m := script(actionModel) // no reply: the model must not be asked
+	ans := askExample(t, m, "How many frames does the fatigue test sample from each batch?")
+	if !ans.Answered || ans.Text != sentence || ans.Tokens.Turns != 0 {
+		t.Fatalf("answer %q (answered %v, %d turns), want the sentence without a turn", ans.Text, ans.Answered, ans.Tokens.Turns)
+	}
+	if len(ans.Citations) != 1 || ans.Citations[0].Kind != "chunk" || ans.Citations[0].Span == nil {
+		t.Fatalf("citations %+v, want the sentence's chunk with a span", ans.Citations)
+	}
+	c := ans.Citations[0]
+	src, err := os.ReadFile(filepath.Join(exampleRoot, c.Source))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(src[c.Span.Start:c.Span.End]); got != sentence {
+		t.Errorf("the cited span %d-%d of %s holds %q, want the sentence", c.Span.Start, c.Span.End, c.Source, got)
+	}
+	if ans.Confidence <= 0 || ans.Confidence > 1 {
+		t.Errorf("confidence %v, want the share of the question's words the sentence names", ans.Confidence)
+	}
+	if len(ans.Steps) != 1 || ans.Steps[0].By != StepByKgforge || ans.Steps[0].Tool != ToolAnswer {
+		t.Errorf("steps %+v, want kgforge's answer alone", ans.Steps)
+	}
+
+	// "Brno" is in a sentence, but the tables name the parts and the plant.
+	m = script(actionModel, `{"tool":"select","args":{"table":"parts","columns":["name"],"where":[{"column":"plant","op":"=","value":"Brno"}]}}`)
+	ans = askExample(t, m, "Which parts are made in Brno?")
+	if ans.Tokens.Turns != 1 || len(ans.Steps) == 0 || ans.Steps[0].Tool != ToolSelect {
+		t.Fatalf("steps %+v after %d turns, want the model's query", ans.Steps, ans.Tokens.Turns)
+	}
+}
+
+// A model other than the action model drives its own tools: no passage
+// answer comes before its first turn.
+func TestAgent_PassageAnswerOnlyForTheActionModel(t *testing.T) {
+	m := script(chatModel, `{"tool":"answer","args":{"answer":"ten","confidence":0.5}}`)
+	ans := askExampleWith(t, m, Options{Model: "m", Format: FormatJSON}, "How many frames does the fatigue test sample from each batch?")
+	if ans.Text != "ten" || ans.Tokens.Turns != 1 {
+		t.Fatalf("answer %q after %d turns, want the model's own", ans.Text, ans.Tokens.Turns)
+	}
+}
+
+func TestSentenceSpans(t *testing.T) {
+	text := "# Rules\n\nEvery frame batch must pass a test. Ask Dr. Sousa first!  Short.\n| a | b |\nThe last line has no stop"
+	var got []string
+	for _, s := range sentenceSpans(text) {
+		got = append(got, text[s.Start:s.End])
+	}
+	// "Ask Dr." is cut at its full stop and too short to answer anything.
+	want := []string{"Every frame batch must pass a test.", "Sousa first!", "The last line has no stop"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("sentenceSpans = %q, want %q", got, want)
+	}
+	if spans := sentenceSpans(strings.Repeat("word ", 200)); len(spans) != 0 {
+		t.Errorf("a 1,000-byte line gave %d sentences, want none (too long to answer)", len(spans))
+	}
+}
+
+func TestTableWords(t *testing.T) {
+	tables := []kg.Table{{Name: "purchase_orders", Columns: []kg.Column{{Name: "supplierId", Samples: []string{"Kestrel Alloys"}}, {Name: "qty"}}}}
+	linked := map[string][]string{linkKey("purchase_orders", "supplierId"): {"Tagus Composites"}}
+	got := tableWords(tables, "How many purchase orders went to Tagus Composites or to the supplier on probation?", linked)
+	want := []string{"purchase", "order", "tagu", "composite", "supplier"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("tableWords = %q, want %q", got, want)
+	}
+}
+
+// A question that names a row only through a sentence ("the part used
+// only in the Volt E8", and a sentence says which part) gets the
+// cells it names from that row.
+func TestAgentActionModel_LooksUpTheRowASentenceNames(t *testing.T) {
+	for _, c := range []struct {
+		question, call, want string
+	}{
+		{
+			"What is the unit cost in EUR of the part used only in the Volt E8?",
+			`{"table":"parts","columns":["unit_cost_eur"],"where":[{"column":"name","op":"=","value":"Volt E8"}]}`, "310",
+		},
+		// the question names the part itself: the model's query stands
+		{
+			"What is the unit cost in EUR of the 48V battery pack?",
+			`{"table":"parts","columns":["unit_cost_eur"],"where":[{"column":"name","op":"=","value":"48V battery pack"}]}`, "",
+		},
+		// the sentence names what the question asks for and nothing
+		// that links it to one row (a plant of many parts)
+		{
+			"What is the unit cost in EUR of the most expensive part at the plant?",
+			`{"table":"parts","columns":["unit_cost_eur"],"where":[{"column":"plant","op":"=","value":"Lisbon"}]}`, "",
+		},
+	} {
+		m := script(actionModel, `{"tool":"select","args":`+c.call+`}`)
+		ans := askExample(t, m, c.question)
+		var looked *Step
+		for k := range ans.Steps {
+			if s := &ans.Steps[k]; s.By == StepByKgforge && s.Tool == ToolSelect {
+				looked = s
+			}
+		}
+		switch {
+		case c.want == "" && looked != nil:
+			t.Errorf("%q: kgforge ran %s, want the model's query alone", c.question, looked.Args)
+		case c.want != "" && looked == nil:
+			t.Errorf("%q: no lookup; steps %+v", c.question, ans.Steps)
+		case c.want != "" && !strings.HasPrefix(ans.Text, c.want):
+			t.Errorf("%q: answer %q, want %s (looked up with %s)", c.question, ans.Text, c.want, looked.Args)
+		}
+	}
+}
