@@ -31,7 +31,9 @@ const maxNumbers = 3
 //     the gold one within Tolerance, or else at the rounding of the less
 //     precise of the two (98 and 98.5 for 98.46) if it keeps two
 //     significant digits;
-//     "1.2 million" counts as 1200000 and as 1.2; more than three such
+//     "1.2 million" counts as 1200000 and as 1.2; an answer without a
+//     digit is read for number words, zero to twenty and the tens
+//     ("eight suppliers" is 8); more than three such
 //     numbers are a guess and wrong;
 //   - percent: as number, with the answer's numbers also read as fractions
 //     or percentages (0.25 matches 25 and 25 matches 0.25);
@@ -122,6 +124,29 @@ func numbersIn(text string) []num {
 	return out
 }
 
+// countWords are the numbers written as a word that numberWordsIn reads,
+// by value.
+var countWords = map[string]float64{
+	"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+	"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+	"seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
+	"sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
+}
+
+// numberWordsIn reads the numbers of text written as words, zero to
+// twenty and the tens ("eight suppliers"; a compound such as "forty-two"
+// is not read): Score reads them only in an answer that writes no number
+// in digits.
+func numberWordsIn(text string) []num {
+	var out []num
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && r != '-' }) {
+		if v, ok := countWords[w]; ok {
+			out = append(out, num{v: v})
+		}
+	}
+	return out
+}
+
 func wordRune(r rune) bool { return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r)) }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
@@ -174,6 +199,9 @@ func scoreNumber(q *Question, answer string) Verdict {
 		inQuestion[n.v] = true
 	}
 	all := numbersIn(answer)
+	if len(all) == 0 {
+		all = numberWordsIn(answer) // "from eight suppliers": a sentence quoted as the answer
+	}
 	var cands []num
 	distinct := map[float64]bool{}
 	for _, n := range all {

@@ -93,6 +93,17 @@ func TestScore_NumberToleranceAndScale(t *testing.T) {
 	})
 }
 
+func TestScore_NumberWords(t *testing.T) {
+	count := q(t, KindNumber, "How many suppliers does the company buy from?", 8.0)
+	runScoreCases(t, count, []scoreCase{
+		{"a sentence with the count in words", "The company buys all its parts from eight suppliers.", true},
+		{"another count in words", "It buys from seven suppliers.", false},
+		{"digits come first", "Eight of the 12 suppliers", false},
+		{"a compound is not read", "forty-eight suppliers", false},
+		{"no number at all", "many suppliers", false},
+	})
+}
+
 func TestScore_PercentWhateverTheScale(t *testing.T) {
 	frac := q(t, KindPercent, "What share of orders were delayed?", 0.125)
 	runScoreCases(t, frac, []scoreCase{
