@@ -892,3 +892,60 @@ func (r *run) addSuperlative(ctx context.Context, args json.RawMessage) (ordered
 	m["limit"] = topCount(r.ans.Question)
 	return r.rerun(ctx, m)
 }
+
+// eachGroupWords say that a question asks for an aggregate of each group
+// ("How many employees are there in each city?"); "all" is not one ("How
+// many bicycles in all").
+var eachGroupWords = []string{"each", "every", "per"}
+
+// groupEach repairs an aggregate over the whole table for a question that
+// asks for it per group: when "each", "every" or "per" is followed,
+// within orderColumnWindow words, by every word of the name of exactly
+// one column the query's table offers (columnWords: "each city", "each
+// type of pet" for PetType, "each supplier" for supplier_id; its own
+// column before a joined table's; not a column named by the table's own
+// noun, part_id of parts, whose groups are its rows), the query is
+// grouped by that column, which it also selects, and kgforge runs it as a
+// step of its own (Step.By). grouped is that query, nil when none.
+func (r *run) groupEach(ctx context.Context, args json.RawMessage) (grouped json.RawMessage, result string, err error) {
+	c, columns := r.typedQuery(args)
+	if columns == nil || c.Aggregate == nil || len(c.GroupBy) > 0 || c.Having != nil {
+		return nil, "", nil
+	}
+	ws := lowerWords(r.ans.Question)
+	tableWords := uniq(words(c.Table))
+	var own, joined []string // the columns that fit
+	for i, w := range ws {
+		if !slices.Contains(eachGroupWords, w) {
+			continue
+		}
+		after := uniq(words(strings.Join(ws[i+1:min(len(ws), i+1+orderColumnWindow)], " ")))
+		for _, cand := range columns {
+			if cw := columnWords(cand); cand == c.Aggregate.Column || len(cw) == 0 || !allIn(cw, after) || allIn(cw, tableWords) {
+				continue
+			}
+			if strings.Contains(cand, ".") {
+				joined = append(joined, cand)
+			} else {
+				own = append(own, cand)
+			}
+		}
+	}
+	// The table's own column before a joined one of the same words (the
+	// join key, "suppliers.supplier_id" beside "supplier_id").
+	fit := uniq(own)
+	if len(fit) == 0 {
+		fit = uniq(joined)
+	}
+	if len(fit) != 1 {
+		return nil, "", nil // none, or two columns fit: none is the one
+	}
+	col := fit[0]
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return nil, "", nil
+	}
+	m["group_by"], m["columns"] = []string{col}, []string{col}
+	delete(m, "limit")
+	return r.rerun(ctx, m)
+}

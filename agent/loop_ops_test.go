@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -485,5 +486,45 @@ func TestAgentActionModel_RanksTheGroupTheQuestionNames(t *testing.T) {
 	ans := askExample(t, script(actionModel, call), "What is the most common product in the orders?")
 	if !ans.Answered || len(ans.Steps) != 3 || !strings.HasPrefix(ans.Text, "Trail 500") { // 13 of the 40 orders
 		t.Errorf("steps %+v, answer %q; want kgforge's count per product, Trail 500", ans.Steps, ans.Text)
+	}
+}
+
+func TestAgentActionModel_GroupsAnAggregateTheQuestionAsksForEachGroup(t *testing.T) {
+	for _, c := range []struct {
+		question, call string
+		want           string // the group column; "" when the model's query stands
+	}{
+		{"How many parts are made at each plant?", `{"table":"parts","aggregate":{"fn":"count","column":"part_id"}}`, "plant"},
+		{"What is the average unit cost in EUR per category of part?", `{"table":"parts","aggregate":{"fn":"avg","column":"unit_cost_eur"}}`, "category"},
+		{"How many parts does each supplier supply?", `{"table":"parts","aggregate":{"fn":"count","column":"part_id"}}`, "supplier_id"},
+		// no group asked
+		{"How many bicycles were ordered in all?", `{"table":"orders","aggregate":{"fn":"sum","column":"quantity"}}`, ""},
+		// grouped already
+		{"How many parts are made at each plant?", `{"table":"parts","columns":["plant"],"group_by":["plant"],"aggregate":{"fn":"count","column":"part_id"}}`, ""},
+		// "each" names no column
+		{"How many parts does each bicycle need?", `{"table":"parts","aggregate":{"fn":"count","column":"part_id"}}`, ""},
+	} {
+		m := script(actionModel, `{"tool":"select","args":`+c.call+`}`)
+		ans := askExample(t, m, c.question)
+		var grouped *Step
+		for k := range ans.Steps {
+			if s := &ans.Steps[k]; s.By == StepByKgforge && s.Tool == ToolSelect {
+				grouped = s
+			}
+		}
+		switch {
+		case c.want == "" && grouped != nil:
+			t.Errorf("%q: kgforge ran %s, want the model's query alone", c.question, grouped.Args)
+		case c.want != "" && grouped == nil:
+			t.Errorf("%q: not grouped; steps %+v", c.question, ans.Steps)
+		case c.want != "":
+			var got selectCall
+			if err := json.Unmarshal(grouped.Args, &got); err != nil || !slices.Equal(got.GroupBy, []string{c.want}) {
+				t.Errorf("%q: kgforge ran %s, want it grouped by %s", c.question, grouped.Args, c.want)
+			}
+			if _, rows, _ := ResultRows(grouped.Result); len(rows) < 2 {
+				t.Errorf("%q: %d groups, want one a %s", c.question, len(rows), c.want)
+			}
+		}
 	}
 }
