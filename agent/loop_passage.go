@@ -107,7 +107,7 @@ func (t *Toolbox) passage(ctx context.Context, question string) (best passage, o
 
 // sentenceSpans cuts text into sentences and lines, trimmed, by byte
 // offsets: a sentence ends at a line break or at ".", "!" or "?" before a
-// space; pieces shorter than minPassage bytes or longer than maxPassage
+// space, a full stop not after an abbreviation (abbreviationAt); pieces shorter than minPassage bytes or longer than maxPassage
 // (a table written as text) and Markdown headings are left out.
 func sentenceSpans(text string) []kg.Span {
 	var out []kg.Span
@@ -129,7 +129,7 @@ func sentenceSpans(text string) []kg.Span {
 			add(start, i)
 			start = i + 1
 		case '.', '!', '?':
-			if i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\t' {
+			if (i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\t') && (text[i] != '.' || !abbreviationAt(text, i)) {
 				add(start, i+1)
 				start = i + 1
 			}
@@ -138,6 +138,37 @@ func sentenceSpans(text string) []kg.Span {
 	add(start, len(text))
 	return out
 }
+
+// abbreviationEnds are the words a full stop ends without ending the
+// sentence ("Kestrel Alloys Ltd. supplies", "Cloudmark, Inc. (Cloudmark),
+// a leader"), lower-cased.
+var abbreviationEnds = map[string]bool{
+	"inc": true, "ltd": true, "corp": true, "co": true, "plc": true, "llc": true, "bros": true,
+	"mr": true, "mrs": true, "ms": true, "dr": true, "prof": true, "jr": true, "sr": true, "st": true,
+	"no": true, "nos": true, "vs": true, "etc": true, "approx": true, "dept": true, "fig": true, "e.g": true, "i.e": true,
+}
+
+// abbreviationAt reports whether the full stop at i ends an abbreviation
+// rather than a sentence: a word of abbreviationEnds, one capital letter
+// or letters with stops between them ("J.", "U.S."), or a stop followed
+// by a lower-case word.
+func abbreviationAt(text string, i int) bool {
+	j := i
+	for j > 0 && (isASCIILetter(text[j-1]) || text[j-1] == '.') {
+		j--
+	}
+	word := strings.ToLower(text[j:i])
+	if abbreviationEnds[word] || len(word) == 1 && text[j] >= 'A' && text[j] <= 'Z' || strings.Contains(word, ".") {
+		return true
+	}
+	k := i + 1
+	for k < len(text) && (text[k] == ' ' || text[k] == '\t') {
+		k++
+	}
+	return k < len(text) && text[k] >= 'a' && text[k] <= 'z'
+}
+
+func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 

@@ -58,13 +58,17 @@ func TestAgent_PassageAnswerOnlyForTheActionModel(t *testing.T) {
 }
 
 func TestSentenceSpans(t *testing.T) {
-	text := "# Rules\n\nEvery frame batch must pass a test. Ask Dr. Sousa first!  Short.\n| a | b |\nThe last line has no stop"
+	text := "# Rules\n\nEvery frame batch must pass a test. Ask Dr. Sousa first!  Short.\n| a | b |\nThe last line has no stop\n" +
+		"Kestrel Alloys Ltd. supplies frames to the U.S. plant. Cloudmark, Inc. (Cloudmark), a leader in security. J. Smith signed it. It ends here."
 	var got []string
 	for _, s := range sentenceSpans(text) {
 		got = append(got, text[s.Start:s.End])
 	}
-	// "Ask Dr." is cut at its full stop and too short to answer anything.
-	want := []string{"Every frame batch must pass a test.", "Sousa first!", "The last line has no stop"}
+	want := []string{
+		"Every frame batch must pass a test.", "Ask Dr. Sousa first!", "The last line has no stop",
+		"Kestrel Alloys Ltd. supplies frames to the U.S. plant.", "Cloudmark, Inc. (Cloudmark), a leader in security.",
+		"J. Smith signed it.", "It ends here.",
+	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("sentenceSpans = %q, want %q", got, want)
 	}
