@@ -239,6 +239,15 @@ func (r *run) do(ctx context.Context, act action) error {
 		step.Result = out
 	}
 	r.record(step)
+	if ce != nil && act.tool == ToolSelect && r.a.action && ce.Kind != FailLimit {
+		if args, looked, err := r.lookupAfterFailure(ctx, act.args); err != nil {
+			return err
+		} else if args != nil {
+			if done, err := r.resultAnswer(ctx, args, looked); err != nil || done {
+				return err
+			}
+		}
+	}
 	if ce == nil && act.tool == ToolSelect && r.a.action {
 		// The repairs that read the question alone, each from the query
 		// the one before it left (agent/loop_ops.go).

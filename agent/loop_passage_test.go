@@ -128,3 +128,25 @@ func TestAgentActionModel_LooksUpTheRowASentenceNames(t *testing.T) {
 		}
 	}
 }
+
+// A typed query that fails (a column the model invented) for a question
+// that writes a row's value and names a column gets those cells looked up
+// by kgforge instead of the error going back to the model.
+func TestAgentActionModel_LooksUpTheNamedCellsWhenTheQueryFails(t *testing.T) {
+	bad := `{"tool":"select","args":{"table":"parts","columns":["price"],"where":[{"column":"name","op":"=","value":"Sport saddle"}]}}`
+	m := script(actionModel, bad)
+	ans := askExample(t, m, "What is the unit cost in EUR of the Sport saddle?")
+	if !ans.Answered || !strings.HasPrefix(ans.Text, "18.5") || len(m.gens) != 1 {
+		t.Fatalf("answer %q after %d model calls, want the saddle's cost after one; steps %+v", ans.Text, len(m.gens), ans.Steps)
+	}
+	if len(ans.Steps) < 2 || ans.Steps[0].ErrorKind == "" || ans.Steps[1].By != StepByKgforge || ans.Steps[1].Tool != ToolSelect {
+		t.Errorf("steps %+v, want the failed query, then kgforge's lookup", ans.Steps)
+	}
+
+	// The question names no row: the error goes back to the model.
+	m = script(actionModel, bad, `{"tool":"select","args":{"table":"parts","columns":["name"]}}`)
+	ans = askExample(t, m, "What are the prices of the parts?")
+	if len(m.gens) != 2 {
+		t.Errorf("%d model calls, want the error handed back for a second; steps %+v", len(m.gens), ans.Steps)
+	}
+}

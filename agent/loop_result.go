@@ -725,6 +725,14 @@ func (r *run) lookupCells(ctx context.Context, args json.RawMessage, out string)
 			}
 		}
 	}
+	return r.namedCells(ctx, c, columns)
+}
+
+// namedCells runs the lookup of lookupCells for the typed query c over
+// its table's columns: the columns the question names, in the row of the
+// longest value the question writes whole; nil when there is none or it
+// is c itself.
+func (r *run) namedCells(ctx context.Context, c selectCall, columns []string) (looked json.RawMessage, result string, err error) {
 	tableWords := uniq(words(c.Table))
 	named := r.namedValues(c.Table, columns)
 	if len(named) == 0 {
@@ -748,6 +756,21 @@ func (r *run) lookupCells(ctx context.Context, args json.RawMessage, out string)
 		"table": c.Table, "columns": cols,
 		"where": []map[string]string{{"column": label.column, "op": "=", "value": label.value}},
 	})
+}
+
+// lookupAfterFailure is lookupCells for a typed query that failed (a
+// column it invented, an aggregate of text): when its table exists and
+// the question writes whole a value of one of the table's columns and
+// names other columns, kgforge looks those cells up as a step of its own
+// and answers from them, instead of handing the error back to the model,
+// which repeats it more often than it mends it. looked is the query
+// kgforge ran, nil when none.
+func (r *run) lookupAfterFailure(ctx context.Context, args json.RawMessage) (looked json.RawMessage, result string, err error) {
+	c, columns := r.typedQuery(args)
+	if columns == nil {
+		return nil, "", nil
+	}
+	return r.namedCells(ctx, selectCall{Table: c.Table}, columns)
 }
 
 // dropFilters repairs a query that filters on values nothing grounds, for
