@@ -504,14 +504,8 @@ func TestAgentActionModel_GroupsAnAggregateTheQuestionAsksForEachGroup(t *testin
 		// "each" names no column
 		{"How many parts does each bicycle need?", `{"table":"parts","aggregate":{"fn":"count","column":"part_id"}}`, ""},
 	} {
-		m := script(actionModel, `{"tool":"select","args":`+c.call+`}`)
-		ans := askExample(t, m, c.question)
-		var grouped *Step
-		for k := range ans.Steps {
-			if s := &ans.Steps[k]; s.By == StepByKgforge && s.Tool == ToolSelect {
-				grouped = s
-			}
-		}
+		ans := askExample(t, script(actionModel, `{"tool":"select","args":`+c.call+`}`), c.question)
+		grouped := lastKgforgeSelect(ans)
 		switch {
 		case c.want == "" && grouped != nil:
 			t.Errorf("%q: kgforge ran %s, want the model's query alone", c.question, grouped.Args)

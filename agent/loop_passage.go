@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -231,23 +230,7 @@ func (r *run) passageAnswer(ctx context.Context) (done bool, err error) {
 		Confidence: float64(len(best.covered)) / float64(len(qw)),
 		Citations:  []Citation{{Kind: "chunk", ID: best.chunk, Span: &span}},
 	}
-	raw, err := json.Marshal(aa)
-	if err != nil {
-		return false, err
-	}
-	res, err := r.a.tools.Call(ctx, ToolAnswer, raw)
-	if ce := (*CallError)(nil); errors.As(err, &ce) {
-		return false, nil // a chunk the answer tool cannot find: leave the question to the model
-	} else if err != nil {
-		return false, err
-	}
-	var checked AnswerArgs
-	if json.Unmarshal([]byte(res), &checked) != nil || checked.Answer == "" {
-		checked = aa
-	}
-	r.ans.Text, r.ans.Citations, r.ans.Confidence, r.ans.Answered = checked.Answer, checked.Citations, checked.Confidence, true
-	r.record(Step{Tool: ToolAnswer, Args: raw, By: StepByKgforge})
-	return true, nil
+	return r.answerWith(ctx, aa) // a chunk the answer tool cannot find: left to the model
 }
 
 // questionPassage is passage for the run's question, found once.

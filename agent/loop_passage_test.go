@@ -110,14 +110,8 @@ func TestAgentActionModel_LooksUpTheRowASentenceNames(t *testing.T) {
 			`{"table":"parts","columns":["unit_cost_eur"],"where":[{"column":"plant","op":"=","value":"Lisbon"}]}`, "",
 		},
 	} {
-		m := script(actionModel, `{"tool":"select","args":`+c.call+`}`)
-		ans := askExample(t, m, c.question)
-		var looked *Step
-		for k := range ans.Steps {
-			if s := &ans.Steps[k]; s.By == StepByKgforge && s.Tool == ToolSelect {
-				looked = s
-			}
-		}
+		ans := askExample(t, script(actionModel, `{"tool":"select","args":`+c.call+`}`), c.question)
+		looked := lastKgforgeSelect(ans)
 		switch {
 		case c.want == "" && looked != nil:
 			t.Errorf("%q: kgforge ran %s, want the model's query alone", c.question, looked.Args)
@@ -149,4 +143,16 @@ func TestAgentActionModel_LooksUpTheNamedCellsWhenTheQueryFails(t *testing.T) {
 	if len(m.gens) != 2 {
 		t.Errorf("%d model calls, want the error handed back for a second; steps %+v", len(m.gens), ans.Steps)
 	}
+}
+
+// lastKgforgeSelect is the last typed query kgforge ran itself (a
+// repair's), with its result; nil when none.
+func lastKgforgeSelect(ans Answer) *Step {
+	var last *Step
+	for k := range ans.Steps {
+		if s := &ans.Steps[k]; s.By == StepByKgforge && s.Tool == ToolSelect {
+			last = s
+		}
+	}
+	return last
 }

@@ -49,29 +49,35 @@ func (r *run) resultAnswer(ctx context.Context, args json.RawMessage, out string
 			return false, err
 		}
 	}
-	for {
-		raw, err := json.Marshal(aa)
-		if err != nil {
-			return false, err
-		}
-		res, err := r.a.tools.Call(ctx, ToolAnswer, raw)
-		if ce := (*CallError)(nil); errors.As(err, &ce) {
-			if len(aa.Citations) > 0 {
-				aa.Citations = nil // a row the tool cannot find: cite nothing rather than a row it refuses
-				continue
-			}
-			return false, nil
-		} else if err != nil {
-			return false, err
-		}
-		var checked AnswerArgs
-		if json.Unmarshal([]byte(res), &checked) != nil || checked.Answer == "" {
-			checked = aa
-		}
-		r.ans.Text, r.ans.Citations, r.ans.Confidence, r.ans.Answered = checked.Answer, checked.Citations, checked.Confidence, true
-		r.record(Step{Tool: ToolAnswer, Args: raw, By: StepByKgforge})
-		return true, nil
+	done, err = r.answerWith(ctx, aa)
+	if err == nil && !done && len(aa.Citations) > 0 {
+		aa.Citations = nil // a row the tool cannot find: cite nothing rather than a row it refuses
+		done, err = r.answerWith(ctx, aa)
 	}
+	return done, err
+}
+
+// answerWith ends the question with an answer kgforge wrote, through the
+// answer tool's checks (its citations checked and completed) as a step of
+// its own; done is false when the tool refused it.
+func (r *run) answerWith(ctx context.Context, aa AnswerArgs) (done bool, err error) {
+	raw, err := json.Marshal(aa)
+	if err != nil {
+		return false, err
+	}
+	res, err := r.a.tools.Call(ctx, ToolAnswer, raw)
+	if ce := (*CallError)(nil); errors.As(err, &ce) {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	var checked AnswerArgs
+	if json.Unmarshal([]byte(res), &checked) != nil || checked.Answer == "" {
+		checked = aa
+	}
+	r.ans.Text, r.ans.Citations, r.ans.Confidence, r.ans.Answered = checked.Answer, checked.Citations, checked.Confidence, true
+	r.record(Step{Tool: ToolAnswer, Args: raw, By: StepByKgforge})
+	return true, nil
 }
 
 // emptyAggregate says whether a result is one aggregate other than a
