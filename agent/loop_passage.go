@@ -260,27 +260,14 @@ func (r *run) questionPassage(ctx context.Context) (passage, bool, error) {
 // value (linkWords: "gravel", "700", "use"), the link it makes between
 // the question and the row; a sentence that names only what the question
 // asks for ("the plant of every part" and "the most expensive part at the
-// Brno plant") links nothing. It repairs a plain query (no aggregate, grouping or order)
-// only, and only when its filters matched no row or hold no value the
-// question writes, as lookupCells. looked is the query kgforge ran, nil
+// Brno plant") links nothing. It repairs the queries lookupCells does
+// (lookupable). looked is the query kgforge ran, nil
 // when none; result is its result.
 func (r *run) passageLookup(ctx context.Context, args json.RawMessage, out string) (looked json.RawMessage, result string, err error) {
-	_, rows, isRows := ResultRows(out)
-	if !isRows {
-		return nil, "", nil
-	}
-	c, columns := r.typedQuery(args)
-	if columns == nil || c.Aggregate != nil || len(c.GroupBy) > 0 || c.OrderBy != nil || c.Having != nil {
+	if _, columns := r.lookupable(args, out); columns == nil {
 		return nil, "", nil
 	}
 	question := r.ans.Question
-	if !noRowsMatched(c, rows) {
-		for _, w := range c.Where {
-			if namedWhole(question, w.Value) {
-				return nil, "", nil
-			}
-		}
-	}
 	best, ok, err := r.questionPassage(ctx)
 	if err != nil || !ok {
 		return nil, "", err

@@ -716,22 +716,34 @@ func nameColumn(t *kg.Table, key string) string {
 // named only by the table's own noun ("part_id" in parts, for "Which parts
 // …") is not asked for. looked is the query kgforge ran, nil when none.
 func (r *run) lookupCells(ctx context.Context, args json.RawMessage, out string) (looked json.RawMessage, result string, err error) {
+	c, columns := r.lookupable(args, out)
+	if columns == nil {
+		return nil, "", nil
+	}
+	return r.namedCells(ctx, c, columns)
+}
+
+// lookupable parses a typed query that a lookup may replace (lookupCells,
+// passageLookup): a plain one (no aggregate, grouping or order) whose
+// result has rows or none, and whose filters matched no row or hold no
+// value the question writes. nil columns when it is not one.
+func (r *run) lookupable(args json.RawMessage, out string) (selectCall, []string) {
 	_, rows, isRows := ResultRows(out)
 	if !isRows {
-		return nil, "", nil
+		return selectCall{}, nil
 	}
 	c, columns := r.typedQuery(args)
 	if columns == nil || c.Aggregate != nil || len(c.GroupBy) > 0 || c.OrderBy != nil || c.Having != nil {
-		return nil, "", nil
+		return c, nil
 	}
 	if !noRowsMatched(c, rows) {
 		for _, w := range c.Where {
 			if namedWhole(r.ans.Question, w.Value) {
-				return nil, "", nil // rows found by a filter the question writes: the model's query stands
+				return c, nil // rows found by a filter the question writes: the model's query stands
 			}
 		}
 	}
-	return r.namedCells(ctx, c, columns)
+	return c, columns
 }
 
 // namedCells runs the lookup of lookupCells for the typed query c over
