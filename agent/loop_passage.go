@@ -246,8 +246,8 @@ func (r *run) questionPassage(ctx context.Context) (passage, bool, error) {
 }
 
 // passageLookup repairs the query of a question that names a row only
-// through what a document says of it ("the unit cost of the frame that
-// the Gravel 700 uses", where a sentence says which frame): when the
+// through what a document says of it ("the unit cost of the part used
+// only in the Volt E8", where a sentence says which part): when the
 // question's sentence (questionPassage) writes whole a value of a text
 // column of a data table that the question does not write, and the
 // question names other columns of that table by every word of their names
@@ -257,7 +257,7 @@ func (r *run) questionPassage(ctx context.Context) (passage, bool, error) {
 // row; "Brno", the plant of many, does not): the longest such value
 // first. The sentence must name at least minLinkWords words of the
 // question besides the words of those columns, the table's name and the
-// value (linkWords: "gravel", "700", "use"), the link it makes between
+// value (linkWords: "used", "only", "volt", "e8"), the link it makes between
 // the question and the row; a sentence that names only what the question
 // asks for ("the plant of every part" and "the most expensive part at the
 // Brno plant") links nothing. It repairs the queries lookupCells does
