@@ -103,6 +103,10 @@ type Options struct {
 	// a question's first turn, to vote on by their results (run.vote); 0
 	// takes the model's own query alone.
 	Samples int
+	// NoPassages turns off the action model's answers from a sentence of
+	// the documents (passageAnswer), so that every question gets the
+	// model's query: bench/agenttraj records those turns to train on.
+	NoPassages bool
 }
 
 // What Options.IDs may be.

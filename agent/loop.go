@@ -112,7 +112,7 @@ func (a *Agent) Ask(ctx context.Context, question string) (Answer, error) {
 // loop asks for turns until an answer, a stuck call (Answer.Stuck) or
 // the budget is spent.
 func (r *run) loop(ctx context.Context) error {
-	if r.a.action {
+	if r.a.action && !r.a.opts.NoPassages {
 		if done, err := r.passageAnswer(ctx); err != nil || done {
 			return err
 		}

@@ -47,6 +47,16 @@ func TestAgentActionModel_AnswersFromTheSentenceThatNamesTheQuestion(t *testing.
 	}
 }
 
+// With NoPassages (bench/agenttraj, which records the model's queries)
+// the action model is asked as before.
+func TestAgentActionModel_NoPassagesAsksTheModel(t *testing.T) {
+	m := script(actionModel, `{"tool":"select","args":{"table":"parts","columns":["name"]}}`)
+	ans := askExampleWith(t, m, Options{Model: "m", NoPassages: true}, "How many frames does the fatigue test sample from each batch?")
+	if ans.Tokens.Turns != 1 || len(ans.Steps) == 0 || ans.Steps[0].Tool != ToolSelect {
+		t.Fatalf("steps %+v after %d turns, want the model's query", ans.Steps, ans.Tokens.Turns)
+	}
+}
+
 // A model other than the action model drives its own tools: no passage
 // answer comes before its first turn.
 func TestAgent_PassageAnswerOnlyForTheActionModel(t *testing.T) {

@@ -258,7 +258,7 @@ func openQuestioner(ctx context.Context, o options, client *llm.Client, s *sqlqa
 	// The options of kgforge ask --model gemma3:270m: the format and the
 	// ids are settled by agent.New from the model's metadata (completion,
 	// ids seen), the budget is the default.
-	a, err := agent.New(ctx, or, g.Bundle(), agent.Options{Model: o.model, Budget: agent.DefaultBudget})
+	a, err := agent.New(ctx, or, g.Bundle(), agent.Options{Model: o.model, Budget: agent.DefaultBudget, NoPassages: true})
 	if err != nil {
 		return nil, errors.Join(err, g.Close())
 	}
