@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -165,4 +166,61 @@ func lastKgforgeSelect(ans Answer) *Step {
 		}
 	}
 	return last
+}
+
+// The passage search reads the question as terms only: quotes, SQL and
+// LIKE wildcards in it are words or nothing, never statements.
+func TestAgentActionModel_PassageSearchTakesAHostileQuestionAsWords(t *testing.T) {
+	tb := exampleTools(t)
+	for _, q := range []string{
+		`What's the fatigue test's sample'); DROP TABLE chunks; --`,
+		`fatigue % _ \ test " sample`,
+		"",
+		"?!",
+	} {
+		best, _, err := tb.passage(context.Background(), q)
+		if err != nil {
+			t.Fatalf("passage(%q): %v", q, err)
+		}
+		if strings.Contains(q, "fatigue") && !strings.Contains(best.text, "fatigue test") {
+			t.Errorf("passage(%q) = %q, want the sentence on the fatigue test", q, best.text)
+		}
+	}
+	// The bundle still answers: nothing was dropped.
+	if best, ok, err := tb.passage(context.Background(), "How many frames does the fatigue test sample?"); err != nil || !ok {
+		t.Fatalf("after the hostile questions: %q, %v, %v", best.text, ok, err)
+	}
+}
+
+// FuzzSentenceSpans: over any document text, the sentences are in order,
+// apart, within the text, trimmed, within their bounds in length, and
+// never a heading or a table row.
+func FuzzSentenceSpans(f *testing.F) {
+	for _, s := range []string{
+		"Kestrel Alloys Ltd. supplies the Aluminium frame TR5. It is based in Sheffield.",
+		"# Heading\n| a | b |\nA line without a stop\n\n  Indented line here. ",
+		"U.S. e.g. i.e. J. K. Inc. ... !!! ??? . . .",
+		"\xff\xfe broken bytes. And more text after it.",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		prev := 0
+		for _, s := range sentenceSpans(text) {
+			if s.Start < prev || s.End <= s.Start || s.End > len(text) {
+				t.Fatalf("span %d-%d out of order or bounds (previous end %d, text %d bytes)", s.Start, s.End, prev, len(text))
+			}
+			piece := text[s.Start:s.End]
+			if n := len(piece); n < minPassage || n > maxPassage {
+				t.Fatalf("sentence of %d bytes: %q", n, piece)
+			}
+			if isSpace(piece[0]) || isSpace(piece[len(piece)-1]) {
+				t.Fatalf("sentence not trimmed: %q", piece)
+			}
+			if piece[0] == '#' || piece[0] == '|' {
+				t.Fatalf("a heading or table row: %q", piece)
+			}
+			prev = s.End
+		}
+	})
 }
