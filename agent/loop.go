@@ -71,9 +71,7 @@ type run struct {
 	linked      map[string][]string // the values the question names, by table and column (linkValues), for the action model
 	data        []kg.Table          // the bundle's data tables, once dataTables has read them
 	schema      []selectTable       // the typed query's tables over data, once queryTable has built them (read only)
-	psg         passage             // the question's sentence in the documents, once questionPassage has looked
-	psgOK       bool                // a sentence names a content word of the question
-	psgDone     bool                // questionPassage has looked
+	psg         *passage            // the question's sentence in the documents, once questionPassage has looked
 }
 
 // Ask runs the tool loop for one question: the model calls tools until it

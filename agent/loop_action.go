@@ -102,16 +102,32 @@ func rankTables(tables []kg.Table, question string, linked map[string][]string) 
 				}
 			}
 		}
-		hit(t.Name, 2)
-		for _, c := range t.Columns {
-			hit(c.Name, 1)
-			for _, v := range append(slices.Clone(c.Samples), linked[linkKey(t.Name, c.Name)]...) {
-				hit(v, 1)
+		tableTexts(t, linked, func(text string, tableName bool) {
+			if tableName {
+				hit(text, 2)
+			} else {
+				hit(text, 1)
 			}
-		}
+		})
 		score[t.Name] = n
 	}
 	slices.SortStableFunc(tables, func(a, b kg.Table) int { return score[b.Name] - score[a.Name] })
+}
+
+// tableTexts calls f with the texts by which a table answers to a
+// question's words: its name (tableName true), then each column's name,
+// samples and values linked to the question (linkValues).
+func tableTexts(t kg.Table, linked map[string][]string, f func(text string, tableName bool)) {
+	f(t.Name, true)
+	for _, c := range t.Columns {
+		f(c.Name, false)
+		for _, v := range c.Samples {
+			f(v, false)
+		}
+		for _, v := range linked[linkKey(t.Name, c.Name)] {
+			f(v, false)
+		}
+	}
 }
 
 // Bounds of value linking (Toolbox.linkValues).

@@ -26,13 +26,17 @@ const (
 )
 
 // passage is the sentence of the bundle's documents that names the most
-// of a question's content words.
+// of a question's content words; none was found when it names none
+// (found).
 type passage struct {
 	chunk   string
 	span    kg.Span // the sentence's bytes in its source
 	text    string
 	covered []string // the question's content words the sentence names
 }
+
+// found reports whether a sentence names any content word of the question.
+func (p passage) found() bool { return len(p.covered) > 0 }
 
 // questionWords are the distinct content words of a question (words,
 // without linkStopWords).
@@ -49,17 +53,17 @@ func questionWords(question string) []string {
 // passage finds the sentence of the bundle's chunks that names the most
 // of the question's content words: the chunks BM25 ranks first for the
 // question, cut into sentences; ties go to the better-ranked chunk, then
-// the shorter sentence. ok is false for a bundle without chunks, a search
-// index or a sentence naming any content word.
-func (t *Toolbox) passage(ctx context.Context, question string) (best passage, ok bool, err error) {
+// the shorter sentence. None is found (passage.found) in a bundle without
+// chunks or a search index, or when no sentence names a content word.
+func (t *Toolbox) passage(ctx context.Context, question string) (best passage, err error) {
 	qw := questionWords(question)
 	terms := bundle.Terms(question)
 	if len(qw) == 0 || len(terms) == 0 {
-		return best, false, nil
+		return best, nil
 	}
 	hits, err := t.bm25(ctx, terms, passageDepth)
 	if err != nil || len(hits) == 0 {
-		return best, false, err
+		return best, err
 	}
 	ids := make([]string, len(hits))
 	for i, h := range hits {
@@ -67,7 +71,7 @@ func (t *Toolbox) passage(ctx context.Context, question string) (best passage, o
 	}
 	rows, _, err := t.rows(ctx, fmt.Sprintf(`SELECT id, text, start FROM memory.main.chunks WHERE id IN (%s)`, strings.Join(ids, ", ")), passageDepth)
 	if err != nil {
-		return best, false, err
+		return best, err
 	}
 	byID := map[string][]string{}
 	for _, r := range rows {
@@ -84,7 +88,7 @@ func (t *Toolbox) passage(ctx context.Context, question string) (best passage, o
 		}
 		start, err := strconv.Atoi(r[2])
 		if err != nil {
-			return best, false, fmt.Errorf("chunk %s starts at %q: %w", r[0], r[2], err)
+			return best, fmt.Errorf("chunk %s starts at %q: %w", r[0], r[2], err)
 		}
 		for _, s := range sentenceSpans(r[1]) {
 			text := r[1][s.Start:s.End]
@@ -95,13 +99,12 @@ func (t *Toolbox) passage(ctx context.Context, question string) (best passage, o
 					covered = append(covered, w)
 				}
 			}
-			if len(covered) > len(best.covered) || len(covered) == len(best.covered) && ok && best.chunk == r[0] && len(text) < len(best.text) {
+			if len(covered) > len(best.covered) || len(covered) == len(best.covered) && best.found() && best.chunk == r[0] && len(text) < len(best.text) {
 				best = passage{chunk: r[0], span: kg.Span{Start: start + s.Start, End: start + s.End}, text: text, covered: covered}
-				ok = len(covered) > 0
 			}
 		}
 	}
-	return best, ok, nil
+	return best, nil
 }
 
 // sentenceSpans cuts text into sentences and lines, trimmed, by byte
@@ -171,27 +174,20 @@ func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
-// tableWords are the question's content words that the data tables name:
-// in a table's or a column's name, a column's samples or a value linked
-// to the question (linkValues).
-func tableWords(tables []kg.Table, question string, linked map[string][]string) []string {
+// tableWords are the question's content words qw (questionWords) that
+// the data tables name: in a table's or a column's name, a column's
+// samples or a value linked to the question (tableTexts).
+func tableWords(tables []kg.Table, qw []string, linked map[string][]string) []string {
 	named := map[string]bool{}
-	mark := func(text string) {
-		for _, w := range words(text) {
-			named[w] = true
-		}
-	}
 	for _, t := range tables {
-		mark(t.Name)
-		for _, c := range t.Columns {
-			mark(c.Name)
-			for _, v := range append(slices.Clone(c.Samples), linked[linkKey(t.Name, c.Name)]...) {
-				mark(v)
+		tableTexts(t, linked, func(text string, _ bool) {
+			for _, w := range words(text) {
+				named[w] = true
 			}
-		}
+		})
 	}
 	var out []string
-	for _, w := range questionWords(question) {
+	for _, w := range qw {
 		if named[w] {
 			out = append(out, w)
 		}
@@ -211,17 +207,16 @@ func tableWords(tables []kg.Table, question string, linked map[string][]string) 
 // minPassageShare of those words answers nothing. done reports whether
 // the question ended.
 func (r *run) passageAnswer(ctx context.Context) (done bool, err error) {
-	question := r.ans.Question
-	best, ok, err := r.questionPassage(ctx)
-	if err != nil || !ok {
+	best, err := r.questionPassage(ctx)
+	if err != nil || !best.found() {
 		return false, err
 	}
 	data, err := r.dataTables()
 	if err != nil {
 		return false, err
 	}
-	qw := questionWords(question)
-	if len(best.covered) <= len(tableWords(data, question, r.linked)) || float64(len(best.covered)) < minPassageShare*float64(len(qw)) {
+	qw := questionWords(r.ans.Question)
+	if len(best.covered) <= len(tableWords(data, qw, r.linked)) || float64(len(best.covered)) < minPassageShare*float64(len(qw)) {
 		return false, nil
 	}
 	span := best.span
@@ -233,16 +228,16 @@ func (r *run) passageAnswer(ctx context.Context) (done bool, err error) {
 	return r.answerWith(ctx, aa) // a chunk the answer tool cannot find: left to the model
 }
 
-// questionPassage is passage for the run's question, found once.
-func (r *run) questionPassage(ctx context.Context) (passage, bool, error) {
-	if !r.psgDone {
-		best, ok, err := r.a.tools.passage(ctx, r.ans.Question)
+// questionPassage is passage for the run's question, looked for once.
+func (r *run) questionPassage(ctx context.Context) (passage, error) {
+	if r.psg == nil {
+		best, err := r.a.tools.passage(ctx, r.ans.Question)
 		if err != nil {
-			return best, false, err
+			return best, err
 		}
-		r.psg, r.psgOK, r.psgDone = best, ok, true
+		r.psg = &best
 	}
-	return r.psg, r.psgOK, nil
+	return *r.psg, nil
 }
 
 // passageLookup repairs the query of a question that names a row only
@@ -268,8 +263,8 @@ func (r *run) passageLookup(ctx context.Context, args json.RawMessage, out strin
 		return nil, "", nil
 	}
 	question := r.ans.Question
-	best, ok, err := r.questionPassage(ctx)
-	if err != nil || !ok {
+	best, err := r.questionPassage(ctx)
+	if err != nil || !best.found() {
 		return nil, "", err
 	}
 	data, err := r.dataTables()

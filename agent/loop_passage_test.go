@@ -91,7 +91,7 @@ func TestSentenceSpans(t *testing.T) {
 func TestTableWords(t *testing.T) {
 	tables := []kg.Table{{Name: "purchase_orders", Columns: []kg.Column{{Name: "supplierId", Samples: []string{"Kestrel Alloys"}}, {Name: "qty"}}}}
 	linked := map[string][]string{linkKey("purchase_orders", "supplierId"): {"Tagus Composites"}}
-	got := tableWords(tables, "How many purchase orders went to Tagus Composites or to the supplier on probation?", linked)
+	got := tableWords(tables, questionWords("How many purchase orders went to Tagus Composites or to the supplier on probation?"), linked)
 	want := []string{"purchase", "order", "tagu", "composite", "supplier"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("tableWords = %q, want %q", got, want)
@@ -178,7 +178,7 @@ func TestAgentActionModel_PassageSearchTakesAHostileQuestionAsWords(t *testing.T
 		"",
 		"?!",
 	} {
-		best, _, err := tb.passage(context.Background(), q)
+		best, err := tb.passage(context.Background(), q)
 		if err != nil {
 			t.Fatalf("passage(%q): %v", q, err)
 		}
@@ -187,8 +187,8 @@ func TestAgentActionModel_PassageSearchTakesAHostileQuestionAsWords(t *testing.T
 		}
 	}
 	// The bundle still answers: nothing was dropped.
-	if best, ok, err := tb.passage(context.Background(), "How many frames does the fatigue test sample?"); err != nil || !ok {
-		t.Fatalf("after the hostile questions: %q, %v, %v", best.text, ok, err)
+	if best, err := tb.passage(context.Background(), "How many frames does the fatigue test sample?"); err != nil || !best.found() {
+		t.Fatalf("after the hostile questions: %q, %v", best.text, err)
 	}
 }
 
