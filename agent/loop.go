@@ -283,10 +283,19 @@ func (r *run) do(ctx context.Context, act action) error {
 		} else if args != nil {
 			act.args, out, text = args, dropped, dropped
 		}
-		if args, named, err := r.nameKey(ctx, act.args, out); err != nil {
+		if args, chosen, err := r.answerTable(ctx, act.args, out); err != nil {
+			return err
+		} else if args != nil {
+			act.args, out, text = args, chosen, chosen
+		} else if args, named, err := r.nameKey(ctx, act.args, out); err != nil {
 			return err
 		} else if args != nil {
 			act.args, out, text = args, named, named
+		}
+		if args, chosen, err := r.answerColumn(ctx, act.args, out); err != nil {
+			return err
+		} else if args != nil {
+			act.args, out, text = args, chosen, chosen
 		}
 		if done, err := r.resultAnswer(ctx, act.args, out); err != nil || done {
 			return err

@@ -699,12 +699,19 @@ func (r *run) orderColumn(ctx context.Context, args json.RawMessage) (reordered 
 // the most versions?"), as against those of a value.
 var countWords = map[string]bool{"most": true, "least": true, "fewest": true}
 
+// frequencyWords after "most" or "least" say that the superlative is of
+// a number of rows whatever column the model ordered by ("What is the
+// most common type of crime?" ordered by the crime's timestamp).
+var frequencyWords = map[string]bool{"common": true, "frequent": true, "popular": true, "often": true}
+
 // rankByCount repairs a superlative of a number of rows written as an
 // order by a text column: "Which model has the most versions?" ordered by
 // Model, descending, cut to one row — text in reverse alphabetical order,
 // not a count. A typed query of one text column, ordered by a text column
-// with a limit and no aggregate, for a question whose superlative is
-// "most", "least" or "fewest" (not "at most", "at least"), runs again as
+// (or by any column, when the superlative is "most common", "most
+// frequent" …: frequencyWords) with a limit and no aggregate, for a
+// question whose superlative is "most", "least" or "fewest" (not "at
+// most", "at least"), runs again as
 // a count per value of that column, ordered by the count that way and cut
 // to the first (or "top N"), as a step of its own (Step.By). counted is
 // that query, nil when none.
@@ -714,13 +721,14 @@ func (r *run) rankByCount(ctx context.Context, args json.RawMessage) (counted js
 		return nil, "", nil
 	}
 	col := c.Columns[0]
-	if o := c.OrderBy.Column; o == "aggregate" || numericType(t.types[o]) || dateType(t.types[o]) || numericType(t.types[col]) {
-		return nil, "", nil
-	}
 	ws := lowerWords(r.ans.Question)
-	counts := false
+	counts, frequent := false, false
 	for i, w := range ws {
 		counts = counts || countWords[w] && (i == 0 || ws[i-1] != "at")
+		frequent = frequent || countWords[w] && i+1 < len(ws) && frequencyWords[ws[i+1]]
+	}
+	if o := c.OrderBy.Column; o == "aggregate" || numericType(t.types[col]) || !frequent && (numericType(t.types[o]) || dateType(t.types[o])) {
+		return nil, "", nil
 	}
 	desc, ok := questionDirection(r.ans.Question, "")
 	if !counts || !ok {

@@ -496,7 +496,7 @@ func TestAgentActionModel_GroupsAnAggregateTheQuestionAsksForEachGroup(t *testin
 	}{
 		{"How many parts are made at each plant?", `{"table":"parts","aggregate":{"fn":"count","column":"part_id"}}`, "plant"},
 		{"What is the average unit cost in EUR per category of part?", `{"table":"parts","aggregate":{"fn":"avg","column":"unit_cost_eur"}}`, "category"},
-		{"How many parts does each supplier supply?", `{"table":"parts","aggregate":{"fn":"count","column":"part_id"}}`, "supplier_id"},
+		{"How many parts does each supplier supply?", `{"table":"parts","aggregate":{"fn":"count","column":"part_id"}}`, "suppliers.name"}, // by supplier_id, then by the name the key stands for (nameKey)
 		// no group asked
 		{"How many bicycles were ordered in all?", `{"table":"orders","aggregate":{"fn":"sum","column":"quantity"}}`, ""},
 		// grouped already

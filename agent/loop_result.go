@@ -309,28 +309,50 @@ func noRowsMatched(c selectCall, rows [][]string) bool {
 
 // addFilter repairs the action model's other frequent wrong query: an
 // aggregate over a whole table ("How many PHWR are there today?" counted
-// every row) although the question names a value of one of its columns.
-// When the typed query aggregates without a filter or a grouping and the
-// question writes whole a value linked to a column the query's table
-// offers (linkValues), kgforge runs the query again filtered on that
+// every row), or a lookup of every row ("Which products has Urbanmove
+// Rentals ordered?" took the product of the largest order), although the
+// question names a value of one of its columns. When the typed query has
+// no filter or grouping and the question writes whole a value linked to a
+// column the query's table offers (linkValues) — for a lookup, a column
+// it does not select — kgforge runs the query again filtered on that
 // value, the longest such value first, as a step of its own (Step.By),
-// and takes that result when it has rows. added is the query kgforge
+// and takes that result when it has rows. A lookup keeps the question's
+// "not" (!=), and loses an order and cut the question does not ask for. added is the query kgforge
 // ran, nil when none; result is its result.
 func (r *run) addFilter(ctx context.Context, args json.RawMessage, out string) (added json.RawMessage, result string, err error) {
 	if _, rows, isRows := ResultRows(out); !isRows || len(rows) == 0 || len(r.linked) == 0 {
 		return nil, "", nil
 	}
 	c, columns := r.typedQuery(args)
-	if columns == nil || c.Aggregate == nil || len(c.Where) > 0 || len(c.GroupBy) > 0 {
+	if columns == nil || len(c.Where) > 0 || len(c.GroupBy) > 0 || c.Aggregate == nil && len(c.Columns) == 0 {
 		return nil, "", nil
 	}
 	named := r.namedValues(c.Table, columns)
-	for _, f := range named[:min(len(named), maxFilterMoves)] {
+	tries := 0
+	for _, f := range named {
+		op := "="
+		if c.Aggregate == nil {
+			// A lookup: the value's own column answers nothing, and the
+			// question's comparator ("not from Russia") is the filter's.
+			if slices.Contains(c.Columns, f.column) {
+				continue
+			}
+			if qop, ok := questionOp(r.ans.Question, f.value); ok && (qop == "=" || qop == "!=") {
+				op = qop
+			}
+		}
+		if tries++; tries > maxFilterMoves {
+			break
+		}
 		var m map[string]any
 		if json.Unmarshal(args, &m) != nil {
 			return nil, "", nil
 		}
-		m["where"] = []any{map[string]any{"column": f.column, "op": "=", "value": f.value}}
+		m["where"] = []any{map[string]any{"column": f.column, "op": op, "value": f.value}}
+		if c.Aggregate == nil && !asksAnOrder(r.ans.Question) {
+			delete(m, "order_by") // the model's order and cut answered for a value it did not filter on
+			delete(m, "limit")
+		}
 		if raw, res, err := r.rerun(ctx, m); err != nil || raw != nil {
 			return raw, res, err
 		}
@@ -600,7 +622,9 @@ var keyWords = []string{"id", "ids", "identifier", "identifiers", "code", "codes
 // (identifierName), of the queried table or of a table one join away, or
 // a foreign key to one ("Which supplier makes the CT3
 // frame?" answered S001, the supplier_id of the part's row, where the
-// supplier's name was asked). When the question writes no key word
+// supplier's name was asked), or groups an aggregate by such a key ("How
+// many parts does each supplier supply?" counted per supplier_id, grouped
+// by the name then). When the question writes no key word
 // (keyWords) and the table the key identifies has one name column (a text
 // column called name or title, or ending in _name or _title, that is not
 // the key), kgforge runs the query again selecting that column (through
@@ -612,7 +636,8 @@ func (r *run) nameKey(ctx context.Context, args json.RawMessage, out string) (na
 		return nil, "", nil
 	}
 	c, columns := r.typedQuery(args)
-	if columns == nil || len(c.Columns) != 1 || c.Aggregate != nil || len(c.GroupBy) > 0 {
+	grouped := len(c.GroupBy) == 1 && c.Aggregate != nil && slices.Equal(c.Columns, c.GroupBy)
+	if columns == nil || len(c.Columns) != 1 || !grouped && (c.Aggregate != nil || len(c.GroupBy) > 0) {
 		return nil, "", nil
 	}
 	words := lowerWords(r.ans.Question)
@@ -663,6 +688,9 @@ func (r *run) nameKey(ctx context.Context, args json.RawMessage, out string) (na
 		return nil, "", nil
 	}
 	m["columns"] = []any{label}
+	if grouped {
+		m["group_by"] = []any{label}
+	}
 	return r.rerun(ctx, m)
 }
 
@@ -724,7 +752,9 @@ func (r *run) lookupCells(ctx context.Context, args json.RawMessage, out string)
 }
 
 // lookupable parses a typed query that a lookup may replace (lookupCells,
-// passageLookup): a plain one (no aggregate, grouping or order) whose
+// passageLookup): a plain one (no aggregate or grouping, and no order
+// unless the question asks for one: "What are the opening year and staff
+// number of the museum named Plaza Museum?" ordered by Open_Year) whose
 // result has rows or none, and whose filters matched no row or hold no
 // value the question writes. nil columns when it is not one.
 func (r *run) lookupable(args json.RawMessage, out string) (selectCall, []string) {
@@ -733,7 +763,7 @@ func (r *run) lookupable(args json.RawMessage, out string) (selectCall, []string
 		return selectCall{}, nil
 	}
 	c, columns := r.typedQuery(args)
-	if columns == nil || c.Aggregate != nil || len(c.GroupBy) > 0 || c.OrderBy != nil || c.Having != nil {
+	if columns == nil || c.Aggregate != nil || len(c.GroupBy) > 0 || c.Having != nil || c.OrderBy != nil && asksAnOrder(r.ans.Question) {
 		return c, nil
 	}
 	if !noRowsMatched(c, rows) {
@@ -757,6 +787,9 @@ func (r *run) namedCells(ctx context.Context, c selectCall, columns []string) (l
 		return nil, "", nil
 	}
 	label := named[0]
+	if op, _ := questionOp(r.ans.Question, label.value); op != "=" {
+		return nil, "", nil // "not from Porto" names no row (addFilter keeps the "not")
+	}
 	var cols []string
 	for _, col := range namedColumns(r.ans.Question, columns) {
 		if col != label.column && !strings.Contains(col, ".") && !allIn(columnWords(col), tableWords) {

@@ -1,0 +1,172 @@
+package agent
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestWhNoun(t *testing.T) {
+	for _, c := range []struct {
+		question string
+		want     []string
+	}{
+		{"In which country is the supplier of the 48V battery pack based?", []string{"country"}},
+		{"Which parts does the supplier from Spain supply?", []string{"part"}},
+		{"What feature type name does AirCon have?", []string{"feature", "type", "name"}},
+		{"What is the name of the oldest teacher?", nil},
+		{"Which of the suppliers is rated best?", nil},
+		{"How many parts are there?", nil},
+	} {
+		if got := whNoun(c.question); !slices.Equal(got, c.want) {
+			t.Errorf("whNoun(%q) = %q, want %q", c.question, got, c.want)
+		}
+	}
+}
+
+// askRepaired asks the example bundle question with the action model's
+// one query call (no sentence answer: the repairs alone) and returns the
+// last query kgforge ran itself, nil when none.
+func askRepaired(t *testing.T, question, call string) (*Step, Answer) {
+	t.Helper()
+	ans := askExampleWith(t, script(actionModel, `{"tool":"select","args":`+call+`}`), Options{Model: "m", NoPassages: true}, question)
+	return lastKgforgeSelect(ans), ans
+}
+
+// The answer's column and table follow the noun the question asks for
+// after "which" or "what"; a query that already answers with it stands.
+func TestAgentActionModel_AnswersWithWhatTheQuestionAsksFor(t *testing.T) {
+	for _, c := range []struct {
+		question, call string
+		want           string // the query kgforge runs; "" when the model's query stands
+		answer         string // a value the answer holds
+	}{
+		{
+			"In which country is the supplier of the Aluminium frame TR5 based?",
+			`{"table":"parts","columns":["suppliers.name"],"where":[{"column":"name","op":"=","value":"Aluminium frame TR5"}]}`,
+			`{"columns":["suppliers.country"],"table":"parts","where":[{"column":"name","op":"=","value":"Aluminium frame TR5"}]}`,
+			"United Kingdom",
+		},
+		{
+			"Which parts does the supplier from Denmark supply?",
+			`{"table":"suppliers","columns":["name"],"where":[{"column":"country","op":"=","value":"Denmark"}]}`,
+			`{"columns":["name"],"table":"parts","where":[{"column":"suppliers.country","op":"=","value":"Denmark"}]}`,
+			"",
+		},
+		// the supplier's name is what "which supplier" asks for
+		{
+			"Which supplier makes the Aluminium frame TR5?",
+			`{"table":"parts","columns":["suppliers.name"],"where":[{"column":"name","op":"=","value":"Aluminium frame TR5"}]}`,
+			"", "Kestrel Alloys",
+		},
+		// the country is the filter's: the question writes it
+		{
+			"Which country is Serra Brakes from, Spain?",
+			`{"table":"suppliers","columns":["name"],"where":[{"column":"country","op":"=","value":"Spain"}]}`,
+			"", "",
+		},
+	} {
+		step, ans := askRepaired(t, c.question, c.call)
+		switch {
+		case c.want == "" && step != nil:
+			t.Errorf("%q: kgforge ran %s, want the model's query alone", c.question, step.Args)
+		case c.want != "" && step == nil:
+			t.Errorf("%q: the model's query stood; steps %+v", c.question, ans.Steps)
+		case c.want != "" && canonicalArgs(step.Args) != canonicalArgs(json.RawMessage(c.want)):
+			t.Errorf("%q: kgforge ran %s, want %s", c.question, step.Args, c.want)
+		}
+		if c.answer != "" && !strings.Contains(ans.Text, c.answer) {
+			t.Errorf("%q: answer %q, want it to hold %q", c.question, ans.Text, c.answer)
+		}
+	}
+}
+
+// A lookup of every row, for a question that names a value of a column
+// it does not select, is filtered on that value; the model's order goes
+// when the question asks none, and "not" stays.
+func TestAgentActionModel_FiltersALookupOnTheValueTheQuestionNames(t *testing.T) {
+	for _, c := range []struct {
+		question, call, want string
+	}{
+		{
+			"Which products has Ridgeline Bike Shops ordered?",
+			`{"table":"orders","columns":["product"],"order_by":{"column":"quantity","desc":true},"limit":1}`,
+			`{"columns":["product"],"table":"orders","where":[{"column":"customer","op":"=","value":"Ridgeline Bike Shops"}]}`,
+		},
+		{
+			"Which customers ordered bicycles not built in Porto?",
+			`{"table":"orders","columns":["customer"]}`,
+			`{"columns":["customer"],"table":"orders","where":[{"column":"plant","op":"!=","value":"Porto"}]}`,
+		},
+		// the question names the value of the column it asks for
+		{"Which customers are Ridgeline Bike Shops?", `{"table":"orders","columns":["customer"]}`, ""},
+	} {
+		step, ans := askRepaired(t, c.question, c.call)
+		switch {
+		case c.want == "" && step != nil:
+			t.Errorf("%q: kgforge ran %s, want the model's query alone", c.question, step.Args)
+		case c.want != "" && step == nil:
+			t.Errorf("%q: the model's query stood; steps %+v", c.question, ans.Steps)
+		case c.want != "" && canonicalArgs(step.Args) != canonicalArgs(json.RawMessage(c.want)):
+			t.Errorf("%q: kgforge ran %s, want %s", c.question, step.Args, c.want)
+		}
+	}
+}
+
+// A lookup the model ordered and cut, for a question that asks no order,
+// is the lookup of the cells the question names.
+func TestAgentActionModel_LooksUpNamedCellsOfAnOrderedQuery(t *testing.T) {
+	step, ans := askRepaired(t, "What are the category and plant of the Carbon frame GV7?",
+		`{"table":"parts","columns":["name"],"order_by":{"column":"unit_cost_eur"},"limit":1}`)
+	want := `{"columns":["category","plant"],"table":"parts","where":[{"column":"name","op":"=","value":"Carbon frame GV7"}]}`
+	if step == nil || canonicalArgs(step.Args) != canonicalArgs(json.RawMessage(want)) {
+		t.Fatalf("kgforge ran %v, want %s; steps %+v", step, want, ans.Steps)
+	}
+	if !strings.Contains(ans.Text, "frames") || !strings.Contains(ans.Text, "Porto") {
+		t.Errorf("answer %q, want frames and Porto", ans.Text)
+	}
+	// a question that asks for an order keeps the model's query
+	if step, _ := askRepaired(t, "What are the category and plant of the cheapest part?",
+		`{"table":"parts","columns":["category","plant"],"order_by":{"column":"unit_cost_eur"},"limit":1}`); step != nil {
+		t.Errorf("kgforge ran %s for a question that asks for an order", step.Args)
+	}
+}
+
+// "Most common" ranks by the number of rows whatever the model ordered by.
+func TestAgentActionModel_RanksTheMostCommonValueByCount(t *testing.T) {
+	step, ans := askRepaired(t, "What is the most common status of the customer orders?",
+		`{"table":"orders","columns":["status"],"order_by":{"column":"order_date","desc":true},"limit":1}`)
+	if step == nil {
+		t.Fatalf("the model's query stood; steps %+v", ans.Steps)
+	}
+	var got selectCall
+	if err := json.Unmarshal(step.Args, &got); err != nil || got.Aggregate == nil || got.Aggregate.Fn != "count" || !slices.Equal(got.GroupBy, []string{"status"}) || got.OrderBy == nil || !got.OrderBy.Desc {
+		t.Errorf("kgforge ran %s, want a count per status, the largest first", step.Args)
+	}
+	// the latest order's status is asked by time, not by count
+	if step, _ := askRepaired(t, "What is the status of the most recent customer order?",
+		`{"table":"orders","columns":["status"],"order_by":{"column":"order_date","desc":true},"limit":1}`); step != nil {
+		t.Errorf("kgforge ran %s for the latest order", step.Args)
+	}
+}
+
+// A count grouped by a key is grouped by the name the key stands for,
+// unless the question asks for the key.
+func TestAgentActionModel_GroupsByTheNameAKeyStandsFor(t *testing.T) {
+	call := `{"table":"parts","columns":["supplier_id"],"group_by":["supplier_id"],"aggregate":{"fn":"count","column":"part_id"}}`
+	step, ans := askRepaired(t, "How many parts come from each supplier?", call)
+	if step == nil {
+		t.Fatalf("the model's query stood; steps %+v", ans.Steps)
+	}
+	var got selectCall
+	if err := json.Unmarshal(step.Args, &got); err != nil || !slices.Equal(got.GroupBy, []string{"suppliers.name"}) || !slices.Equal(got.Columns, []string{"suppliers.name"}) {
+		t.Errorf("kgforge ran %s, want it grouped by suppliers.name", step.Args)
+	}
+	if !strings.Contains(ans.Text, "Kestrel Alloys, 3") {
+		t.Errorf("answer %q, want Kestrel Alloys' 3 parts", ans.Text)
+	}
+	if step, _ := askRepaired(t, "How many parts come from each supplier id?", call); step != nil {
+		t.Errorf("kgforge ran %s for a question that asks for the key", step.Args)
+	}
+}
