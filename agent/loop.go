@@ -283,6 +283,11 @@ func (r *run) do(ctx context.Context, act action) error {
 		} else if args != nil {
 			act.args, out, text = args, dropped, dropped
 		}
+		if args, chosen, err := r.namedSelection(ctx, act.args, out); err != nil {
+			return err
+		} else if args != nil {
+			act.args, out, text = args, chosen, chosen
+		}
 		if args, chosen, err := r.answerTable(ctx, act.args, out); err != nil {
 			return err
 		} else if args != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -204,8 +205,10 @@ func tableWords(tables []kg.Table, qw []string, linked map[string][]string) []st
 // would get a query over the wrong table. The answer is the sentence
 // itself, cited by its chunk and byte span, its confidence the share of
 // the question's content words it names. A sentence naming less than
-// minPassageShare of those words answers nothing. done reports whether
-// the question ended.
+// minPassageShare of those words answers nothing, and so does one that
+// does not write every number the question writes ("Which suppliers have
+// a rating below 4?" is not answered by "a supplier with a rating below
+// 3.0 cannot …"). done reports whether the question ended.
 func (r *run) passageAnswer(ctx context.Context) (done bool, err error) {
 	best, err := r.questionPassage(ctx)
 	if err != nil || !best.found() {
@@ -218,6 +221,9 @@ func (r *run) passageAnswer(ctx context.Context) (done bool, err error) {
 	qw := questionWords(r.ans.Question)
 	if len(best.covered) <= len(tableWords(data, qw, r.linked)) || float64(len(best.covered)) < minPassageShare*float64(len(qw)) {
 		return false, nil
+	}
+	if sn := numbersIn(best.text); !allIn(numbersIn(r.ans.Question), sn) {
+		return false, nil // "a rating below 4" is not answered by "a rating below 3.0"
 	}
 	span := best.span
 	aa := AnswerArgs{
@@ -338,4 +344,22 @@ func linkWords(covered, cols []string, table, value string) []string {
 		}
 	}
 	return out
+}
+
+// numberToken is a number as a text writes it: digits, with thousands
+// separators and a decimal point inside.
+var numberToken = regexp.MustCompile(`\d(?:[\d,.]*\d)?`)
+
+// numbersIn returns the numbers a text writes, each as its value reads
+// ("1,200" is 1200, "3.0" is 3).
+func numbersIn(text string) []string {
+	var out []string
+	for _, n := range numberToken.FindAllString(text, -1) {
+		n = strings.ReplaceAll(n, ",", "")
+		if f, err := strconv.ParseFloat(n, 64); err == nil {
+			n = strconv.FormatFloat(f, 'f', -1, 64)
+		}
+		out = append(out, n)
+	}
+	return uniq(out)
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -45,6 +46,14 @@ func TestAgentActionModel_AnswersFromTheSentenceThatNamesTheQuestion(t *testing.
 	ans = askExample(t, m, "Which parts are made in Brno?")
 	if ans.Tokens.Turns != 1 || len(ans.Steps) == 0 || ans.Steps[0].Tool != ToolSelect {
 		t.Fatalf("steps %+v after %d turns, want the model's query", ans.Steps, ans.Tokens.Turns)
+	}
+
+	// The operating rules' sentence names a supplier, a rating and "below",
+	// but 3.0, not the question's 3.5: the model is asked.
+	m = script(actionModel, `{"tool":"select","args":{"table":"suppliers","columns":["name"],"where":[{"column":"rating","op":"<","value":"3.5"}]}}`)
+	ans = askExample(t, m, "Which suppliers have a rating below 3.5?")
+	if ans.Tokens.Turns != 1 || len(ans.Steps) == 0 || ans.Steps[0].Tool != ToolSelect {
+		t.Fatalf("answer %q, steps %+v after %d turns, want the model's query", ans.Text, ans.Steps, ans.Tokens.Turns)
 	}
 }
 
@@ -223,4 +232,17 @@ func FuzzSentenceSpans(f *testing.F) {
 			prev = s.End
 		}
 	})
+}
+
+func TestNumbersIn(t *testing.T) {
+	for text, want := range map[string][]string{
+		"A purchase order above 25,000 EUR needs approval.": {"25000"},
+		"a rating below 3.0 in 2025":                        {"3", "2025"},
+		"revenue of $1,212.50 (12.5%)":                      {"1212.5", "12.5"},
+		"no number here":                                    nil,
+	} {
+		if got := numbersIn(text); !slices.Equal(got, want) {
+			t.Errorf("numbersIn(%q) = %q, want %q", text, got, want)
+		}
+	}
 }

@@ -206,3 +206,67 @@ func (r *run) answerTable(ctx context.Context, args json.RawMessage, out string)
 	}
 	return r.rerun(ctx, map[string]any{"table": target, "columns": []string{label}, "where": where})
 }
+
+// namedSelection repairs the columns of a lookup by the columns the
+// question lists: "What is the age and hometown of every teacher?"
+// selected Name and Age. When a plain typed query (no aggregate or
+// grouping) has rows and the question names by every word of their names
+// (namedColumns) at least two columns of the query's own table — a key
+// (identifierName) only when the question asks for one (keyWords), not a
+// column the query filters on, not one named only by the table's own noun,
+// and not one whose words are part of another named column's ("name"
+// beside "song name") — and the query selects another set of columns,
+// kgforge runs it again selecting those columns, in the order the question
+// names them, as a step of its own (Step.By). chosen is that query, nil
+// when none.
+func (r *run) namedSelection(ctx context.Context, args json.RawMessage, out string) (chosen json.RawMessage, result string, err error) {
+	if _, rows, isRows := ResultRows(out); !isRows || len(rows) == 0 {
+		return nil, "", nil
+	}
+	c, columns := r.typedQuery(args)
+	if columns == nil || len(c.Columns) == 0 || c.Aggregate != nil || len(c.GroupBy) > 0 {
+		return nil, "", nil
+	}
+	qw := lowerWords(r.ans.Question)
+	keys := slices.ContainsFunc(qw, func(w string) bool { return slices.Contains(keyWords, w) })
+	tableWords := uniq(words(c.Table))
+	var named []string
+	for _, col := range namedColumns(r.ans.Question, columns) {
+		filtered := false
+		for _, w := range c.Where {
+			filtered = filtered || w.Column == col
+		}
+		key := identifierName(col)
+		if strings.Contains(col, ".") || filtered || key && !keys || !key && allIn(columnWords(col), tableWords) {
+			continue
+		}
+		named = append(named, col)
+	}
+	var cols []string
+	for _, col := range named {
+		cw := uniq(columnWords(col))
+		if !slices.ContainsFunc(named, func(o string) bool { ow := uniq(columnWords(o)); return len(ow) > len(cw) && allIn(cw, ow) }) {
+			cols = append(cols, col)
+		}
+	}
+	if len(cols) < 2 || len(cols) == len(c.Columns) && allIn(cols, c.Columns) {
+		return nil, "", nil
+	}
+	ws := words(r.ans.Question)
+	first := func(col string) int {
+		at := len(ws)
+		for _, w := range columnWords(col) {
+			if i := slices.Index(ws, w); i >= 0 {
+				at = min(at, i)
+			}
+		}
+		return at
+	}
+	slices.SortStableFunc(cols, func(a, b string) int { return first(a) - first(b) })
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return nil, "", nil
+	}
+	m["columns"] = cols
+	return r.rerun(ctx, m)
+}

@@ -170,3 +170,32 @@ func TestAgentActionModel_GroupsByTheNameAKeyStandsFor(t *testing.T) {
 		t.Errorf("kgforge ran %s for a question that asks for the key", step.Args)
 	}
 }
+
+// A lookup selects the columns the question lists, in its order.
+func TestAgentActionModel_SelectsTheColumnsTheQuestionLists(t *testing.T) {
+	for _, c := range []struct {
+		question, call string
+		want           []string // the columns kgforge selects; nil when the model's query stands
+	}{
+		{"What are the plant and category of every part?", `{"table":"parts","columns":["name","plant"]}`, []string{"plant", "category"}},
+		// the key only when asked for
+		{"What are the supplier id and rating of every supplier from Denmark?", `{"table":"suppliers","columns":["name"],"where":[{"column":"country","op":"=","value":"Denmark"}]}`, []string{"supplier_id", "rating"}},
+		// a filter's column is a condition, not an answer
+		{"What are the names and categories of the parts made at the plant in Brno?", `{"table":"parts","columns":["name","category"],"where":[{"column":"plant","op":"=","value":"Brno"}]}`, nil},
+		// one column named: the model's query stands
+		{"What is the rating of every supplier?", `{"table":"suppliers","columns":["name","rating"]}`, nil},
+	} {
+		step, ans := askRepaired(t, c.question, c.call)
+		switch {
+		case c.want == nil && step != nil:
+			t.Errorf("%q: kgforge ran %s, want the model's query alone", c.question, step.Args)
+		case c.want != nil && step == nil:
+			t.Errorf("%q: the model's query stood; steps %+v", c.question, ans.Steps)
+		case c.want != nil:
+			var got selectCall
+			if err := json.Unmarshal(step.Args, &got); err != nil || !slices.Equal(got.Columns, c.want) {
+				t.Errorf("%q: kgforge ran %s, want the columns %q", c.question, step.Args, c.want)
+			}
+		}
+	}
+}
