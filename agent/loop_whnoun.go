@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -207,18 +208,94 @@ func (r *run) answerTable(ctx context.Context, args json.RawMessage, out string)
 	return r.rerun(ctx, map[string]any{"table": target, "columns": []string{label}, "where": where})
 }
 
+// listToken is a word or a comma of a question, for namedList.
+var listToken = regexp.MustCompile(`[\pL\pN]+|,`)
+
+// listJoints may stand between two columns a question lists ("the age
+// and hometown", "name, country, age").
+var listJoints = map[string]bool{",": true, "and": true, "the": true, "its": true, "their": true}
+
+// namedList returns the longest run of columns the question lists: each
+// written by every word of its name (columnWords, in any order), the next
+// one after nothing but commas, "and" and articles; nil when no two
+// columns stand so.
+func namedList(question string, columns []string) []string {
+	var toks []string // words as words writes them (short ones as written), commas
+	for _, t := range listToken.FindAllString(strings.ToLower(question), -1) {
+		if ws := words(t); len(ws) == 1 && !listJoints[t] {
+			if long, ok := abbreviations[ws[0]]; ok {
+				ws[0] = long
+			}
+			t = ws[0]
+		}
+		toks = append(toks, t)
+	}
+	type at struct {
+		col        string
+		start, end int
+	}
+	var spans []at
+	for _, col := range columns {
+		cw := columnWords(col)
+		for s := 0; s+len(cw) <= len(toks) && len(cw) > 0; s++ {
+			if sameWords(toks[s:s+len(cw)], cw) && len(uniq(toks[s:s+len(cw)])) == len(uniq(cw)) {
+				end := s + len(cw)
+				for end < len(toks) && len(toks[end]) < 3 && slices.Contains(nameParts(col), toks[end]) {
+					end++ // "supplier id": the short part words leaves out
+				}
+				spans = append(spans, at{col, s, end})
+			}
+		}
+	}
+	slices.SortStableFunc(spans, func(a, b at) int { return a.start - b.start })
+	var best []string
+	for i := range spans {
+		run := []string{spans[i].col}
+		for end, j := spans[i].end, i+1; j < len(spans); j++ {
+			if spans[j].start < end {
+				continue // overlaps the last: "song name" beside "name"
+			}
+			joint := toks[end:spans[j].start]
+			if len(joint) == 0 || !allJoints(joint) || slices.Contains(run, spans[j].col) {
+				break
+			}
+			run, end = append(run, spans[j].col), spans[j].end
+		}
+		if len(run) > len(best) {
+			best = run
+		}
+	}
+	if len(best) < 2 {
+		return nil
+	}
+	return best
+}
+
+// nameParts are the lower-case parts of a column's name, short ones
+// included ("supplier_id": supplier, id).
+func nameParts(col string) []string {
+	return strings.FieldsFunc(strings.ToLower(strings.NewReplacer("ID", "_id", "Id", "_id").Replace(columnName(col))), func(r rune) bool { return r == '_' || r == ' ' || r == '-' })
+}
+
+func allJoints(ts []string) bool {
+	for _, t := range ts {
+		if !listJoints[t] {
+			return false
+		}
+	}
+	return true
+}
+
 // namedSelection repairs the columns of a lookup by the columns the
 // question lists: "What is the age and hometown of every teacher?"
 // selected Name and Age. When a plain typed query (no aggregate or
-// grouping) has rows and the question names by every word of their names
-// (namedColumns) at least two columns of the query's own table — a key
-// (identifierName) only when the question asks for one (keyWords), not a
-// column the query filters on, not one named only by the table's own noun,
-// and not one whose words are part of another named column's ("name"
-// beside "song name") — and the query selects another set of columns,
-// kgforge runs it again selecting those columns, in the order the question
-// names them, as a step of its own (Step.By). chosen is that query, nil
-// when none.
+// grouping) has rows, the question lists two or more columns of the
+// query's own table (namedList: "the age and hometown", "name, country,
+// age") — a key (identifierName) only when the question asks for one
+// (keyWords), no column the query filters on — and the query selects
+// another set of columns, kgforge runs it again selecting the listed
+// columns, in the question's order, as a step of its own (Step.By).
+// chosen is that query, nil when none.
 func (r *run) namedSelection(ctx context.Context, args json.RawMessage, out string) (chosen json.RawMessage, result string, err error) {
 	if _, rows, isRows := ResultRows(out); !isRows || len(rows) == 0 {
 		return nil, "", nil
@@ -227,42 +304,21 @@ func (r *run) namedSelection(ctx context.Context, args json.RawMessage, out stri
 	if columns == nil || len(c.Columns) == 0 || c.Aggregate != nil || len(c.GroupBy) > 0 {
 		return nil, "", nil
 	}
-	qw := lowerWords(r.ans.Question)
-	keys := slices.ContainsFunc(qw, func(w string) bool { return slices.Contains(keyWords, w) })
-	tableWords := uniq(words(c.Table))
-	var named []string
-	for _, col := range namedColumns(r.ans.Question, columns) {
+	keys := slices.ContainsFunc(lowerWords(r.ans.Question), func(w string) bool { return slices.Contains(keyWords, w) })
+	var own []string
+	for _, col := range columns {
 		filtered := false
 		for _, w := range c.Where {
 			filtered = filtered || w.Column == col
 		}
-		key := identifierName(col)
-		if strings.Contains(col, ".") || filtered || key && !keys || !key && allIn(columnWords(col), tableWords) {
-			continue
-		}
-		named = append(named, col)
-	}
-	var cols []string
-	for _, col := range named {
-		cw := uniq(columnWords(col))
-		if !slices.ContainsFunc(named, func(o string) bool { ow := uniq(columnWords(o)); return len(ow) > len(cw) && allIn(cw, ow) }) {
-			cols = append(cols, col)
+		if !strings.Contains(col, ".") && !filtered && (keys || !identifierName(col)) {
+			own = append(own, col)
 		}
 	}
-	if len(cols) < 2 || len(cols) == len(c.Columns) && allIn(cols, c.Columns) {
+	cols := namedList(r.ans.Question, own)
+	if cols == nil || len(cols) == len(c.Columns) && allIn(cols, c.Columns) {
 		return nil, "", nil
 	}
-	ws := words(r.ans.Question)
-	first := func(col string) int {
-		at := len(ws)
-		for _, w := range columnWords(col) {
-			if i := slices.Index(ws, w); i >= 0 {
-				at = min(at, i)
-			}
-		}
-		return at
-	}
-	slices.SortStableFunc(cols, func(a, b string) int { return first(a) - first(b) })
 	var m map[string]any
 	if json.Unmarshal(args, &m) != nil {
 		return nil, "", nil

@@ -199,3 +199,21 @@ func TestAgentActionModel_SelectsTheColumnsTheQuestionLists(t *testing.T) {
 		}
 	}
 }
+
+func TestNamedList(t *testing.T) {
+	singer := []string{"Singer_ID", "Name", "Country", "Song_Name", "Song_release_year", "Age"}
+	for _, c := range []struct {
+		question string
+		want     []string
+	}{
+		{"Show name, country, age for all singers ordered by age.", []string{"Name", "Country", "Age"}},
+		{"What is the song name and age of the youngest singer?", []string{"Song_Name", "Age"}},
+		{"What is the age and country of the singer named Joe Sharp?", []string{"Age", "Country"}},
+		{"What is the name of the singer with the most songs, and her age?", nil},
+		{"What is the status of the most recent customer order?", nil},
+	} {
+		if got := namedList(c.question, singer); !slices.Equal(got, c.want) {
+			t.Errorf("namedList(%q) = %q, want %q", c.question, got, c.want)
+		}
+	}
+}
