@@ -206,9 +206,9 @@ func tableWords(tables []kg.Table, qw []string, linked map[string][]string) []st
 // itself, cited by its chunk and byte span, its confidence the share of
 // the question's content words it names. A sentence naming less than
 // minPassageShare of those words answers nothing, and so does one that
-// does not write every number the question writes ("Which suppliers have
-// a rating below 4?" is not answered by "a supplier with a rating below
-// 3.0 cannot …"). done reports whether the question ended.
+// does not write every number the question writes but years
+// (questionNumbers: "Which suppliers have a rating below 4?" is not
+// answered by "a supplier with a rating below 3.0 cannot …"). done reports whether the question ended.
 func (r *run) passageAnswer(ctx context.Context) (done bool, err error) {
 	best, err := r.questionPassage(ctx)
 	if err != nil || !best.found() {
@@ -222,7 +222,7 @@ func (r *run) passageAnswer(ctx context.Context) (done bool, err error) {
 	if len(best.covered) <= len(tableWords(data, qw, r.linked)) || float64(len(best.covered)) < minPassageShare*float64(len(qw)) {
 		return false, nil
 	}
-	if sn := numbersIn(best.text); !allIn(numbersIn(r.ans.Question), sn) {
+	if !allIn(questionNumbers(r.ans.Question), numbersIn(best.text)) {
 		return false, nil // "a rating below 4" is not answered by "a rating below 3.0"
 	}
 	span := best.span
@@ -351,7 +351,7 @@ func linkWords(covered, cols []string, table, value string) []string {
 var numberToken = regexp.MustCompile(`\d(?:[\d,.]*\d)?`)
 
 // numbersIn returns the numbers a text writes, each as its value reads
-// ("1,200" is 1200, "3.0" is 3).
+// ("1,200" is 1200, "3.0" is 3, "ten" is 10: numberWords).
 func numbersIn(text string) []string {
 	var out []string
 	for _, n := range numberToken.FindAllString(text, -1) {
@@ -361,5 +361,24 @@ func numbersIn(text string) []string {
 		}
 		out = append(out, n)
 	}
+	for _, w := range lowerWords(text) {
+		if i := slices.Index(numberWords, w); i >= 0 {
+			out = append(out, strconv.Itoa(i+1))
+		}
+	}
 	return uniq(out)
+}
+
+// questionNumbers are the numbers of a question (numbersIn) a sentence
+// that answers it must write: a year (1900 to 2099) is left out, since a
+// report's sentence often speaks of its own year without writing it.
+func questionNumbers(question string) []string {
+	var out []string
+	for _, n := range numbersIn(question) {
+		if y, err := strconv.Atoi(n); err == nil && y >= 1900 && y <= 2099 {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
 }

@@ -240,9 +240,13 @@ func TestNumbersIn(t *testing.T) {
 		"a rating below 3.0 in 2025":                        {"3", "2025"},
 		"revenue of $1,212.50 (12.5%)":                      {"1212.5", "12.5"},
 		"no number here":                                    nil,
+		"The ten largest customers represented 49%":         {"49", "10"},
 	} {
 		if got := numbersIn(text); !slices.Equal(got, want) {
 			t.Errorf("numbersIn(%q) = %q, want %q", text, got, want)
 		}
+	}
+	if got := questionNumbers("What share of the 10 largest customers in 2019 is above 2,500?"); !slices.Equal(got, []string{"10", "2500"}) {
+		t.Errorf("questionNumbers = %q, want 10 and 2500 without the year", got)
 	}
 }
