@@ -326,3 +326,65 @@ func (r *run) namedSelection(ctx context.Context, args json.RawMessage, out stri
 	m["columns"] = cols
 	return r.rerun(ctx, m)
 }
+
+// countNoun returns the words of what a question counts: the noun after
+// "how many", "number of" or "count" (up to maxWhNoun words, to the first
+// verb, article, preposition or pronoun); nil when it counts nothing so.
+func countNoun(question string) []string {
+	ws := lowerWords(question)
+	for i, w := range ws {
+		start := -1
+		switch {
+		case w == "how" && i+1 < len(ws) && ws[i+1] == "many":
+			start = i + 2
+		case w == "number" && i+1 < len(ws) && ws[i+1] == "of":
+			start = i + 2
+		case w == "count":
+			start = i + 1
+			for start < len(ws) && (ws[start] == "the" || ws[start] == "all") {
+				start++
+			}
+			if start+1 < len(ws) && ws[start] == "number" && ws[start+1] == "of" {
+				start += 2
+			}
+		}
+		if start < 0 {
+			continue
+		}
+		var noun []string
+		for _, n := range ws[start:min(len(ws), start+maxWhNoun)] {
+			if whStops[n] {
+				break
+			}
+			noun = append(noun, n)
+		}
+		return words(strings.Join(noun, " "))
+	}
+	return nil
+}
+
+// countTable repairs a count of the wrong table's rows: "Count the number
+// of poker players." counted the rows of people, where a table of poker
+// players exists. When a typed query counts the rows of a whole table (no
+// filter, grouping or order) and what the question counts (countNoun)
+// names another data table (whTable), kgforge counts that table's rows
+// instead, as a step of its own (Step.By). counted is that query, nil
+// when none.
+func (r *run) countTable(ctx context.Context, args json.RawMessage) (counted json.RawMessage, result string, err error) {
+	c, t := r.queryTable(args)
+	if t == nil || c.Aggregate == nil || c.Aggregate.Fn != "count" || len(c.Where) > 0 || len(c.GroupBy) > 0 || c.OrderBy != nil {
+		return nil, "", nil
+	}
+	target := whTable(countNoun(r.ans.Question), r.schema)
+	if target == "" || target == c.Table {
+		return nil, "", nil
+	}
+	ti := slices.IndexFunc(r.schema, func(st selectTable) bool { return st.name == target })
+	if len(r.schema[ti].columns) == 0 {
+		return nil, "", nil
+	}
+	return r.rerun(ctx, map[string]any{
+		"table":     target,
+		"aggregate": map[string]any{"fn": "count", "column": r.schema[ti].columns[0]},
+	})
+}

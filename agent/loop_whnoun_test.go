@@ -217,3 +217,62 @@ func TestNamedList(t *testing.T) {
 		}
 	}
 }
+
+func TestCountNoun(t *testing.T) {
+	for q, want := range map[string][]string{
+		"Count the number of poker players.":   {"poker", "player"},
+		"How many purchase orders are there?":  {"purchase", "order"},
+		"What is the total number of singers?": {"singer"},
+		"Count all parts made in Brno.":        {"part", "made"},
+		"What is the name of the supplier?":    nil,
+	} {
+		if got := countNoun(q); !slices.Equal(got, want) {
+			t.Errorf("countNoun(%q) = %q, want %q", q, got, want)
+		}
+	}
+}
+
+// A count of a whole table is a count of the table the question counts.
+func TestAgentActionModel_CountsTheTableTheQuestionCounts(t *testing.T) {
+	for _, c := range []struct {
+		question, call, want string // want: the table kgforge counts; "" when the model's query stands
+	}{
+		{"How many orders are there?", `{"table":"suppliers","aggregate":{"fn":"count","column":"supplier_id"}}`, "orders"},
+		{"How many suppliers are there in all?", `{"table":"parts","aggregate":{"fn":"count","column":"part_id"}}`, "suppliers"},
+		{"How many parts are there?", `{"table":"parts","aggregate":{"fn":"count","column":"part_id"}}`, ""},
+		// a filtered count is about the filter's table
+		{"How many suppliers make frames?", `{"table":"parts","where":[{"column":"category","op":"=","value":"frames"}],"aggregate":{"fn":"count_distinct","column":"supplier_id"}}`, ""},
+	} {
+		step, ans := askRepaired(t, c.question, c.call)
+		switch {
+		case c.want == "" && step != nil:
+			t.Errorf("%q: kgforge ran %s, want the model's query alone", c.question, step.Args)
+		case c.want != "" && step == nil:
+			t.Errorf("%q: the model's query stood; steps %+v", c.question, ans.Steps)
+		case c.want != "":
+			var got selectCall
+			if err := json.Unmarshal(step.Args, &got); err != nil || got.Table != c.want || got.Aggregate == nil || got.Aggregate.Fn != "count" {
+				t.Errorf("%q: kgforge ran %s, want a count of %s", c.question, step.Args, c.want)
+			}
+		}
+	}
+}
+
+func TestWhTable(t *testing.T) {
+	tables := []selectTable{{name: "orders"}, {name: "purchasing_purchase_orders"}, {name: "poker_player_people"}, {name: "poker_player_poker_player"}, {name: "concert_singer_singer"}, {name: "concert_singer_singer_in_concert"}}
+	for _, c := range []struct {
+		noun []string
+		want string
+	}{
+		{[]string{"order"}, "orders"},
+		{[]string{"purchase", "order"}, "purchasing_purchase_orders"},
+		{[]string{"poker", "player"}, "poker_player_poker_player"},
+		{[]string{"singer"}, "concert_singer_singer"},
+		{[]string{"concert"}, "concert_singer_singer_in_concert"},
+		{[]string{"customer"}, ""},
+	} {
+		if got := whTable(c.noun, tables); got != c.want {
+			t.Errorf("whTable(%q) = %q, want %q", c.noun, got, c.want)
+		}
+	}
+}
