@@ -34,6 +34,26 @@ func askRepaired(t *testing.T, question, call string) (*Step, Answer) {
 	return lastKgforgeSelect(ans), ans
 }
 
+// repairedQuery checks that kgforge ran a query of its own after the
+// model's when want is true, and none when it is false; ok reports that
+// it ran one, got is that query.
+func repairedQuery(t *testing.T, question string, step *Step, ans Answer, want bool) (got selectCall, ok bool) {
+	t.Helper()
+	switch {
+	case !want && step != nil:
+		t.Errorf("%q: kgforge ran %s, want the model's query alone", question, step.Args)
+	case want && step == nil:
+		t.Errorf("%q: the model's query stood; steps %+v", question, ans.Steps)
+	case want:
+		if err := json.Unmarshal(step.Args, &got); err != nil {
+			t.Errorf("%q: kgforge ran %s: %v", question, step.Args, err)
+			return got, false
+		}
+		return got, true
+	}
+	return got, false
+}
+
 // The answer's column and table follow the noun the question asks for
 // after "which" or "what"; a query that already answers with it stands.
 func TestAgentActionModel_AnswersWithWhatTheQuestionAsksFor(t *testing.T) {
@@ -68,12 +88,7 @@ func TestAgentActionModel_AnswersWithWhatTheQuestionAsksFor(t *testing.T) {
 		},
 	} {
 		step, ans := askRepaired(t, c.question, c.call)
-		switch {
-		case c.want == "" && step != nil:
-			t.Errorf("%q: kgforge ran %s, want the model's query alone", c.question, step.Args)
-		case c.want != "" && step == nil:
-			t.Errorf("%q: the model's query stood; steps %+v", c.question, ans.Steps)
-		case c.want != "" && canonicalArgs(step.Args) != canonicalArgs(json.RawMessage(c.want)):
+		if _, ok := repairedQuery(t, c.question, step, ans, c.want != ""); ok && canonicalArgs(step.Args) != canonicalArgs(json.RawMessage(c.want)) {
 			t.Errorf("%q: kgforge ran %s, want %s", c.question, step.Args, c.want)
 		}
 		if c.answer != "" && !strings.Contains(ans.Text, c.answer) {
@@ -103,12 +118,7 @@ func TestAgentActionModel_FiltersALookupOnTheValueTheQuestionNames(t *testing.T)
 		{"Which customers are Ridgeline Bike Shops?", `{"table":"orders","columns":["customer"]}`, ""},
 	} {
 		step, ans := askRepaired(t, c.question, c.call)
-		switch {
-		case c.want == "" && step != nil:
-			t.Errorf("%q: kgforge ran %s, want the model's query alone", c.question, step.Args)
-		case c.want != "" && step == nil:
-			t.Errorf("%q: the model's query stood; steps %+v", c.question, ans.Steps)
-		case c.want != "" && canonicalArgs(step.Args) != canonicalArgs(json.RawMessage(c.want)):
+		if _, ok := repairedQuery(t, c.question, step, ans, c.want != ""); ok && canonicalArgs(step.Args) != canonicalArgs(json.RawMessage(c.want)) {
 			t.Errorf("%q: kgforge ran %s, want %s", c.question, step.Args, c.want)
 		}
 	}
@@ -186,16 +196,8 @@ func TestAgentActionModel_SelectsTheColumnsTheQuestionLists(t *testing.T) {
 		{"What is the rating of every supplier?", `{"table":"suppliers","columns":["name","rating"]}`, nil},
 	} {
 		step, ans := askRepaired(t, c.question, c.call)
-		switch {
-		case c.want == nil && step != nil:
-			t.Errorf("%q: kgforge ran %s, want the model's query alone", c.question, step.Args)
-		case c.want != nil && step == nil:
-			t.Errorf("%q: the model's query stood; steps %+v", c.question, ans.Steps)
-		case c.want != nil:
-			var got selectCall
-			if err := json.Unmarshal(step.Args, &got); err != nil || !slices.Equal(got.Columns, c.want) {
-				t.Errorf("%q: kgforge ran %s, want the columns %q", c.question, step.Args, c.want)
-			}
+		if got, ok := repairedQuery(t, c.question, step, ans, c.want != nil); ok && !slices.Equal(got.Columns, c.want) {
+			t.Errorf("%q: kgforge ran %s, want the columns %q", c.question, step.Args, c.want)
 		}
 	}
 }
@@ -244,16 +246,8 @@ func TestAgentActionModel_CountsTheTableTheQuestionCounts(t *testing.T) {
 		{"How many suppliers make frames?", `{"table":"parts","where":[{"column":"category","op":"=","value":"frames"}],"aggregate":{"fn":"count_distinct","column":"supplier_id"}}`, ""},
 	} {
 		step, ans := askRepaired(t, c.question, c.call)
-		switch {
-		case c.want == "" && step != nil:
-			t.Errorf("%q: kgforge ran %s, want the model's query alone", c.question, step.Args)
-		case c.want != "" && step == nil:
-			t.Errorf("%q: the model's query stood; steps %+v", c.question, ans.Steps)
-		case c.want != "":
-			var got selectCall
-			if err := json.Unmarshal(step.Args, &got); err != nil || got.Table != c.want || got.Aggregate == nil || got.Aggregate.Fn != "count" {
-				t.Errorf("%q: kgforge ran %s, want a count of %s", c.question, step.Args, c.want)
-			}
+		if got, ok := repairedQuery(t, c.question, step, ans, c.want != ""); ok && (got.Table != c.want || got.Aggregate == nil || got.Aggregate.Fn != "count") {
+			t.Errorf("%q: kgforge ran %s, want a count of %s", c.question, step.Args, c.want)
 		}
 	}
 }
