@@ -388,3 +388,50 @@ func (r *run) countTable(ctx context.Context, args json.RawMessage) (counted jso
 		"aggregate": map[string]any{"fn": "count", "column": r.schema[ti].columns[0]},
 	})
 }
+
+// countsRows reports whether a question asks for a number of rows: "how
+// many", "number of", "count".
+func countsRows(question string) bool {
+	ws := lowerWords(question)
+	for i, w := range ws {
+		if w == "count" || (w == "how" || w == "number") && i+1 < len(ws) && (ws[i+1] == "many" || ws[i+1] == "of") {
+			return true
+		}
+	}
+	return false
+}
+
+// ungroupKey repairs a count per row: "Which suppliers have a rating below
+// 4?" written as a count grouped by supplier_id, the table's key, where
+// every group is one row and every count 1. When a typed query counts its
+// rows grouped by nothing but a candidate key of its own table (unique,
+// never empty: kg.Table.PrimaryKeys), and the
+// question asks for no number of rows (countsRows), kgforge runs it again
+// as the plain list of that column, as a step of its own (Step.By);
+// the key repair after it names the rows. listed is that query, nil when
+// none.
+func (r *run) ungroupKey(ctx context.Context, args json.RawMessage) (listed json.RawMessage, result string, err error) {
+	c, t := r.queryTable(args)
+	if t == nil || c.Aggregate == nil || c.Aggregate.Fn != "count" || len(c.GroupBy) != 1 || c.Having != nil || countsRows(r.ans.Question) {
+		return nil, "", nil
+	}
+	data, err := r.dataTables()
+	if err != nil {
+		return nil, "", nil
+	}
+	di := slices.IndexFunc(data, func(d kg.Table) bool { return d.Name == c.Table })
+	if di < 0 || !slices.Contains(data[di].PrimaryKeys, c.GroupBy[0]) {
+		return nil, "", nil
+	}
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return nil, "", nil
+	}
+	delete(m, "aggregate")
+	delete(m, "group_by")
+	if o, ok := m["order_by"].(map[string]any); ok && o["column"] == "aggregate" {
+		delete(m, "order_by")
+	}
+	m["columns"] = c.GroupBy
+	return r.rerun(ctx, m)
+}

@@ -270,3 +270,23 @@ func TestWhTable(t *testing.T) {
 		}
 	}
 }
+
+// A count grouped by the table's key counts one row a group: the rows are
+// listed (and named) instead, unless the question counts.
+func TestAgentActionModel_ListsTheRowsOfACountPerKey(t *testing.T) {
+	call := `{"table":"suppliers","columns":["supplier_id"],"group_by":["supplier_id"],"aggregate":{"fn":"count","column":"supplier_id"},"where":[{"column":"rating","op":">","value":"4.4"}]}`
+	step, ans := askRepaired(t, "Which suppliers have a rating above 4.4?", call)
+	if got, ok := repairedQuery(t, "rating above 4.4", step, ans, true); ok && (got.Aggregate != nil || len(got.GroupBy) > 0) {
+		t.Errorf("kgforge ran %s, want the plain list", step.Args)
+	}
+	if !strings.Contains(ans.Text, "Tagus Composites") || strings.Contains(ans.Text, "1") {
+		t.Errorf("answer %q, want the suppliers' names without a count", ans.Text)
+	}
+	_, ans = askRepaired(t, "How many suppliers have a rating above 4.4?", call)
+	for _, s := range ans.Steps {
+		var got selectCall
+		if s.By == StepByKgforge && s.Tool == ToolSelect && json.Unmarshal(s.Args, &got) == nil && got.Aggregate == nil {
+			t.Errorf("kgforge ran %s for a question that counts", s.Args)
+		}
+	}
+}
