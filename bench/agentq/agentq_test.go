@@ -121,3 +121,12 @@ func TestSamples_HeldOutDatabasesOnly(t *testing.T) {
 		t.Errorf("a split without spider: %v", err)
 	}
 }
+
+// -trained without -heldout would sample every database, the held-out
+// ones among them: it is refused before anything is built.
+func TestRun_TrainedNeedsAHeldOutSplit(t *testing.T) {
+	err := run(context.Background(), options{trained: true, sets: "spider", work: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "-trained needs -heldout") {
+		t.Errorf("run with -trained alone: %v, want the flag named", err)
+	}
+}

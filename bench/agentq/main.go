@@ -68,6 +68,11 @@ type set struct {
 }
 
 func run(ctx context.Context, o options) error {
+	if o.trained && o.heldout == "" {
+		// Without the split, -trained would sample every database, the
+		// held-out ones among them.
+		return errors.New("-trained needs -heldout (the split whose other databases it samples)")
+	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	if o.work == "" {
 		dir, err := os.MkdirTemp("", "agentq-")
