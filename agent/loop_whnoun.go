@@ -33,19 +33,24 @@ var whStops = map[string]bool{
 func whNoun(question string) []string {
 	ws := lowerWords(question)
 	for i, w := range ws {
-		if w != "which" && w != "what" {
-			continue
+		if w == "which" || w == "what" {
+			return nounFrom(ws, i+1)
 		}
-		var noun []string
-		for _, n := range ws[i+1 : min(len(ws), i+1+maxWhNoun)] {
-			if whStops[n] {
-				break
-			}
-			noun = append(noun, n)
-		}
-		return words(strings.Join(noun, " "))
 	}
 	return nil
+}
+
+// nounFrom returns the noun that starts at ws[start]: up to maxWhNoun
+// words, to the first of whStops, each as words writes it.
+func nounFrom(ws []string, start int) []string {
+	var noun []string
+	for _, n := range ws[start:min(len(ws), start+maxWhNoun)] {
+		if whStops[n] {
+			break
+		}
+		noun = append(noun, n)
+	}
+	return words(strings.Join(noun, " "))
 }
 
 // sameWords reports whether a and b hold the same words, in any order.
@@ -348,17 +353,9 @@ func countNoun(question string) []string {
 				start += 2
 			}
 		}
-		if start < 0 {
-			continue
+		if start >= 0 {
+			return nounFrom(ws, start)
 		}
-		var noun []string
-		for _, n := range ws[start:min(len(ws), start+maxWhNoun)] {
-			if whStops[n] {
-				break
-			}
-			noun = append(noun, n)
-		}
-		return words(strings.Join(noun, " "))
 	}
 	return nil
 }
