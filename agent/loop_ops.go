@@ -47,6 +47,11 @@ var comparators = []struct {
 	{"larger than", ">"},
 	{"bigger than", ">"},
 	{"older than", ">"},
+	{"taller than", ">"},
+	{"heavier than", ">"},
+	{"wider than", ">"},
+	{"faster than", ">"},
+	{"more expensive than", ">"},
 	{"longer than", ">"},
 	{"later than", ">"},
 	{"above", ">"},
@@ -59,6 +64,11 @@ var comparators = []struct {
 	{"fewer than", "<"},
 	{"smaller than", "<"},
 	{"younger than", "<"},
+	{"lighter than", "<"},
+	{"narrower than", "<"},
+	{"slower than", "<"},
+	{"cheaper than", "<"},
+	{"less expensive than", "<"},
 	{"shorter than", "<"},
 	{"earlier than", "<"},
 	{"below", "<"},
@@ -270,6 +280,41 @@ func (r *run) unlimit(ctx context.Context, args json.RawMessage) (unlimited json
 		return nil, "", nil
 	}
 	delete(m, "limit")
+	return r.rerun(ctx, m)
+}
+
+// asksFirstRows reports whether a question asks for some rows first: a
+// superlative, "top", "first", "one", or a sort (asksOrderedList's
+// words and phrases).
+func asksFirstRows(question string) bool {
+	ws := lowerWords(question)
+	joined := " " + strings.Join(ws, " ") + " "
+	if slices.ContainsFunc(sortPhrases, func(p string) bool { return strings.Contains(joined, " "+p+" ") }) {
+		return true
+	}
+	return slices.ContainsFunc(ws, func(w string) bool {
+		return slices.Contains(superlative, w) || slices.Contains(sortWords, w) || slices.Contains(descWords, w) || slices.Contains(ascWords, w)
+	})
+}
+
+// dropLimit repairs a lookup cut to its first rows for a question that
+// asks for no order at all ("List the name, date and result of each
+// battle." ordered by result and cut to one row): a typed query with a
+// limit and no aggregate or group, for a question with no superlative,
+// "top", "first", "one" or sort word (asksFirstRows), runs again without
+// its order and limit, as a step of its own (Step.By). dropped is that
+// query, nil when none.
+func (r *run) dropLimit(ctx context.Context, args json.RawMessage) (dropped json.RawMessage, result string, err error) {
+	c, columns := r.typedQuery(args)
+	if columns == nil || c.Limit <= 0 || c.Aggregate != nil || len(c.GroupBy) > 0 || asksFirstRows(r.ans.Question) {
+		return nil, "", nil
+	}
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return nil, "", nil
+	}
+	delete(m, "limit")
+	delete(m, "order_by")
 	return r.rerun(ctx, m)
 }
 

@@ -27,6 +27,10 @@ func TestQuestionOp_TheComparatorBeforeTheValue(t *testing.T) {
 		{"Orders placed after 2025-01-10", "2025-01-10", ">", true},
 		{"How many orders are above 30 and below 40 units?", "40", "<", true},
 		{"How many orders are above 30 and below 40 units?", "30", ">", true},
+		{"Give average earnings of poker players who are taller than 200.", "200", ">", true},
+		{"Find the number of pets whose weight is heavier than 10.", "10", ">", true},
+		{"Which parts are cheaper than 100 EUR?", "100", "<", true},
+		{"Which parts are more expensive than 100 EUR?", "100", ">", true},
 		{"Which supplier supplies the battery pack?", "S001", "", false},
 		{"Which plant has 320 workers?", "32", "", false},
 		// A comparator for another value does not carry over: "below" is
@@ -521,4 +525,21 @@ func TestAgentActionModel_GroupsAnAggregateTheQuestionAsksForEachGroup(t *testin
 			}
 		}
 	}
+}
+
+// A lookup the model cut to its first row, for a question that asks for
+// no order, lists every row; a question with a superlative keeps the cut.
+func TestAgentActionModel_DropsALimitTheQuestionDoesNotAsk(t *testing.T) {
+	call := `{"table":"parts","columns":["name"],"order_by":{"column":"unit_cost_eur","desc":true},"limit":1}`
+	step, ans := askRepaired(t, "List the name of each part.", call)
+	if got, ok := repairedQuery(t, "each part", step, ans, true); ok {
+		if got.Limit != 0 || got.OrderBy != nil {
+			t.Errorf("kgforge ran %s, want no order and no limit", step.Args)
+		}
+		if _, rows, _ := ResultRows(step.Result); len(rows) < 2 {
+			t.Errorf("%d rows, want every part", len(rows))
+		}
+	}
+	step, ans = askRepaired(t, "List the name of the most costly part.", call)
+	repairedQuery(t, "most costly", step, ans, false)
 }
