@@ -254,15 +254,15 @@ var (
 // superlative, no "top", "first", "one").
 func asksOrderedList(question string) bool {
 	ws := lowerWords(question)
+	return asksSort(ws) && !slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(superlative, w) })
+}
+
+// asksSort reports whether a question's words (lowerWords) ask for a
+// sort: a sort word or phrase.
+func asksSort(ws []string) bool {
 	joined := " " + strings.Join(ws, " ") + " "
-	sorted := slices.ContainsFunc(sortPhrases, func(p string) bool { return strings.Contains(joined, " "+p+" ") })
-	for _, w := range ws {
-		if slices.Contains(superlative, w) {
-			return false
-		}
-		sorted = sorted || slices.Contains(sortWords, w)
-	}
-	return sorted
+	return slices.ContainsFunc(sortPhrases, func(p string) bool { return strings.Contains(joined, " "+p+" ") }) ||
+		slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(sortWords, w) })
 }
 
 // unlimit repairs a sorted list cut to its first rows: a typed query with
@@ -284,16 +284,12 @@ func (r *run) unlimit(ctx context.Context, args json.RawMessage) (unlimited json
 }
 
 // asksFirstRows reports whether a question asks for some rows first: a
-// superlative, "top", "first", "one", or a sort (asksOrderedList's
-// words and phrases).
+// superlative or direction word, "top", "first", "one", or a sort
+// (asksSort).
 func asksFirstRows(question string) bool {
 	ws := lowerWords(question)
-	joined := " " + strings.Join(ws, " ") + " "
-	if slices.ContainsFunc(sortPhrases, func(p string) bool { return strings.Contains(joined, " "+p+" ") }) {
-		return true
-	}
-	return slices.ContainsFunc(ws, func(w string) bool {
-		return slices.Contains(superlative, w) || slices.Contains(sortWords, w) || slices.Contains(descWords, w) || slices.Contains(ascWords, w)
+	return asksSort(ws) || slices.ContainsFunc(ws, func(w string) bool {
+		return slices.Contains(superlative, w) || slices.Contains(descWords, w) || slices.Contains(ascWords, w)
 	})
 }
 

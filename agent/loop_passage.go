@@ -208,7 +208,8 @@ func tableWords(tables []kg.Table, qw []string, linked map[string][]string) []st
 // minPassageShare of those words answers nothing, and so does one that
 // does not write every number the question writes but years
 // (questionNumbers: "Which suppliers have a rating below 4?" is not
-// answered by "a supplier with a rating below 3.0 cannot …"). done reports whether the question ended.
+// answered by "a supplier with a rating below 3.0 cannot …"). done
+// reports whether the question ended.
 func (r *run) passageAnswer(ctx context.Context) (done bool, err error) {
 	best, err := r.questionPassage(ctx)
 	if err != nil || !best.found() {

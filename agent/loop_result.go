@@ -109,21 +109,17 @@ func (r *run) dataTables() ([]kg.Table, error) {
 // model's: kgforge's own look-up, in the same sandbox) and those rows are
 // cited. nil when the table has no key or that query fails.
 func (r *run) rowCitations(ctx context.Context, table string, args json.RawMessage, header []string, rows [][]string) ([]Citation, error) {
-	data, err := r.dataTables()
-	if err != nil {
+	t := r.dataTable(table)
+	if t == nil || len(t.PrimaryKeys) == 0 {
 		return nil, nil
 	}
-	i := slices.IndexFunc(data, func(t kg.Table) bool { return t.Name == table })
-	if i < 0 || len(data[i].PrimaryKeys) == 0 {
-		return nil, nil
-	}
-	col := slices.IndexFunc(header, func(h string) bool { return slices.Contains(data[i].PrimaryKeys, h) })
+	col := slices.IndexFunc(header, func(h string) bool { return slices.Contains(t.PrimaryKeys, h) })
 	if col < 0 {
 		var m map[string]any
 		if json.Unmarshal(args, &m) != nil {
 			return nil, nil
 		}
-		key := data[i].PrimaryKeys[0]
+		key := t.PrimaryKeys[0]
 		cols, _ := m["columns"].([]any)
 		m["columns"] = append([]any{key}, cols...)
 		again, err := json.Marshal(m)
@@ -317,8 +313,8 @@ func noRowsMatched(c selectCall, rows [][]string) bool {
 // it does not select — kgforge runs the query again filtered on that
 // value, the longest such value first, as a step of its own (Step.By),
 // and takes that result when it has rows. A lookup keeps the question's
-// "not" (!=), and loses an order and cut the question does not ask for. added is the query kgforge
-// ran, nil when none; result is its result.
+// "not" (!=), and loses an order and cut the question does not ask for.
+// added is the query kgforge ran, nil when none; result is its result.
 func (r *run) addFilter(ctx context.Context, args json.RawMessage, out string) (added json.RawMessage, result string, err error) {
 	if _, rows, isRows := ResultRows(out); !isRows || len(rows) == 0 || len(r.linked) == 0 {
 		return nil, "", nil
@@ -518,11 +514,31 @@ func (r *run) queryTable(args json.RawMessage) (selectCall, *selectTable) {
 		}
 		r.schema = selectSchema(data) // once per question: every repair of every turn reads it
 	}
-	ti := slices.IndexFunc(r.schema, func(t selectTable) bool { return t.name == c.Table })
+	return c, r.schemaTable(c.Table)
+}
+
+// schemaTable returns the typed query's table called name, nil when the
+// schema has none (queryTable builds the schema).
+func (r *run) schemaTable(name string) *selectTable {
+	ti := slices.IndexFunc(r.schema, func(t selectTable) bool { return t.name == name })
 	if ti < 0 {
-		return c, nil
+		return nil
 	}
-	return c, &r.schema[ti]
+	return &r.schema[ti]
+}
+
+// dataTable returns the bundle's data table called name, nil when there
+// is none or the tables cannot be read.
+func (r *run) dataTable(name string) *kg.Table {
+	data, err := r.dataTables()
+	if err != nil {
+		return nil
+	}
+	i := slices.IndexFunc(data, func(t kg.Table) bool { return t.Name == name })
+	if i < 0 {
+		return nil
+	}
+	return &data[i]
 }
 
 // linkedFilter is a filter kgforge may write: a column and a value linked
@@ -617,6 +633,11 @@ func linkedMatch(linked []string, op, v string) (value string, ok bool) {
 // id of …"): a question that writes one keeps its key column.
 var keyWords = []string{"id", "ids", "identifier", "identifiers", "code", "codes", "key", "keys", "number", "numbers"}
 
+// asksForKey reports whether a question writes a key word (keyWords).
+func asksForKey(question string) bool {
+	return slices.ContainsFunc(lowerWords(question), func(w string) bool { return slices.Contains(keyWords, w) })
+}
+
 // nameKey repairs a query that answers a "which …" question with keys:
 // its one selected column is a key whose name says it holds identifiers
 // (identifierName), of the queried table or of a table one join away, or
@@ -640,21 +661,10 @@ func (r *run) nameKey(ctx context.Context, args json.RawMessage, out string) (na
 	if columns == nil || len(c.Columns) != 1 || !grouped && (c.Aggregate != nil || len(c.GroupBy) > 0) {
 		return nil, "", nil
 	}
-	words := lowerWords(r.ans.Question)
-	if slices.ContainsFunc(words, func(w string) bool { return slices.Contains(keyWords, w) }) {
+	if asksForKey(r.ans.Question) {
 		return nil, "", nil
 	}
-	data, err := r.dataTables()
-	if err != nil {
-		return nil, "", nil
-	}
-	table := func(name string) *kg.Table {
-		i := slices.IndexFunc(data, func(t kg.Table) bool { return t.Name == name })
-		if i < 0 {
-			return nil
-		}
-		return &data[i]
-	}
+	table := r.dataTable
 	owner, col := c.Table, c.Columns[0]
 	if t, name, joined := strings.Cut(col, "."); joined {
 		owner, col = t, name

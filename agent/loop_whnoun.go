@@ -6,8 +6,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-
-	"kgforge/kg"
 )
 
 // maxWhNoun is how many words after "which" or "what" may name what a
@@ -173,8 +171,7 @@ func (r *run) answerTable(ctx context.Context, args json.RawMessage, out string)
 	if target == "" || target == c.Table || strings.HasPrefix(c.Columns[0], target+".") {
 		return nil, "", nil
 	}
-	ti := slices.IndexFunc(r.schema, func(st selectTable) bool { return st.name == target })
-	tt := &r.schema[ti]
+	tt := r.schemaTable(target)
 	if _, joined := tt.joins[c.Table]; !joined {
 		return nil, "", nil
 	}
@@ -198,15 +195,11 @@ func (r *run) answerTable(ctx context.Context, args json.RawMessage, out string)
 		}
 		where = append(where, map[string]string{"column": col, "op": w.Op, "value": w.Value})
 	}
-	data, err := r.dataTables()
-	if err != nil {
+	dt := r.dataTable(target)
+	if dt == nil {
 		return nil, "", nil
 	}
-	di := slices.IndexFunc(data, func(d kg.Table) bool { return d.Name == target })
-	if di < 0 {
-		return nil, "", nil
-	}
-	label := nameColumn(&data[di], "")
+	label := nameColumn(dt, "")
 	if label == "" {
 		return nil, "", nil
 	}
@@ -309,7 +302,7 @@ func (r *run) namedSelection(ctx context.Context, args json.RawMessage, out stri
 	if columns == nil || len(c.Columns) == 0 || c.Aggregate != nil || len(c.GroupBy) > 0 {
 		return nil, "", nil
 	}
-	keys := slices.ContainsFunc(lowerWords(r.ans.Question), func(w string) bool { return slices.Contains(keyWords, w) })
+	keys := asksForKey(r.ans.Question)
 	var own []string
 	for _, col := range columns {
 		filtered := false
@@ -333,31 +326,37 @@ func (r *run) namedSelection(ctx context.Context, args json.RawMessage, out stri
 }
 
 // countNoun returns the words of what a question counts: the noun after
-// "how many", "number of" or "count" (up to maxWhNoun words, to the first
-// verb, article, preposition or pronoun); nil when it counts nothing so.
+// "how many", "number of" or "count" (countStart; up to maxWhNoun words,
+// to the first verb, article, preposition or pronoun); nil when it counts
+// nothing so.
 func countNoun(question string) []string {
 	ws := lowerWords(question)
+	if start := countStart(ws); start >= 0 {
+		return nounFrom(ws, start)
+	}
+	return nil
+}
+
+// countStart returns where the counted noun starts after a question's
+// first "how many", "number of" or "count" ("count the number of" and
+// "count all" included), in its words (lowerWords); -1 when it has none.
+func countStart(ws []string) int {
 	for i, w := range ws {
-		start := -1
 		switch {
-		case w == "how" && i+1 < len(ws) && ws[i+1] == "many":
-			start = i + 2
-		case w == "number" && i+1 < len(ws) && ws[i+1] == "of":
-			start = i + 2
+		case (w == "how" && i+1 < len(ws) && ws[i+1] == "many") || (w == "number" && i+1 < len(ws) && ws[i+1] == "of"):
+			return i + 2
 		case w == "count":
-			start = i + 1
+			start := i + 1
 			for start < len(ws) && (ws[start] == "the" || ws[start] == "all") {
 				start++
 			}
 			if start+1 < len(ws) && ws[start] == "number" && ws[start+1] == "of" {
 				start += 2
 			}
-		}
-		if start >= 0 {
-			return nounFrom(ws, start)
+			return start
 		}
 	}
-	return nil
+	return -1
 }
 
 // countTable repairs a count of the wrong table's rows: "Count the number
@@ -376,48 +375,34 @@ func (r *run) countTable(ctx context.Context, args json.RawMessage) (counted jso
 	if target == "" || target == c.Table {
 		return nil, "", nil
 	}
-	ti := slices.IndexFunc(r.schema, func(st selectTable) bool { return st.name == target })
-	if len(r.schema[ti].columns) == 0 {
+	tt := r.schemaTable(target)
+	if len(tt.columns) == 0 {
 		return nil, "", nil
 	}
 	return r.rerun(ctx, map[string]any{
 		"table":     target,
-		"aggregate": map[string]any{"fn": "count", "column": r.schema[ti].columns[0]},
+		"aggregate": map[string]any{"fn": "count", "column": tt.columns[0]},
 	})
 }
 
 // countsRows reports whether a question asks for a number of rows: "how
-// many", "number of", "count".
-func countsRows(question string) bool {
-	ws := lowerWords(question)
-	for i, w := range ws {
-		if w == "count" || (w == "how" || w == "number") && i+1 < len(ws) && (ws[i+1] == "many" || ws[i+1] == "of") {
-			return true
-		}
-	}
-	return false
-}
+// many", "number of", "count" (countStart).
+func countsRows(question string) bool { return countStart(lowerWords(question)) >= 0 }
 
 // ungroupKey repairs a count per row: "Which suppliers have a rating below
 // 4?" written as a count grouped by supplier_id, the table's key, where
 // every group is one row and every count 1. When a typed query counts its
 // rows grouped by nothing but a candidate key of its own table (unique,
-// never empty: kg.Table.PrimaryKeys), and the
-// question asks for no number of rows (countsRows), kgforge runs it again
-// as the plain list of that column, as a step of its own (Step.By);
-// the key repair after it names the rows. listed is that query, nil when
-// none.
+// never empty: kg.Table.PrimaryKeys), and the question asks for no number
+// of rows (countsRows), kgforge runs it again as the plain list of that
+// column, as a step of its own (Step.By); the key repair after it names
+// the rows. listed is that query, nil when none.
 func (r *run) ungroupKey(ctx context.Context, args json.RawMessage) (listed json.RawMessage, result string, err error) {
 	c, t := r.queryTable(args)
 	if t == nil || c.Aggregate == nil || c.Aggregate.Fn != "count" || len(c.GroupBy) != 1 || c.Having != nil || countsRows(r.ans.Question) {
 		return nil, "", nil
 	}
-	data, err := r.dataTables()
-	if err != nil {
-		return nil, "", nil
-	}
-	di := slices.IndexFunc(data, func(d kg.Table) bool { return d.Name == c.Table })
-	if di < 0 || !slices.Contains(data[di].PrimaryKeys, c.GroupBy[0]) {
+	if dt := r.dataTable(c.Table); dt == nil || !slices.Contains(dt.PrimaryKeys, c.GroupBy[0]) {
 		return nil, "", nil
 	}
 	var m map[string]any
