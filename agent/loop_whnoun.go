@@ -417,3 +417,82 @@ func (r *run) ungroupKey(ctx context.Context, args json.RawMessage) (listed json
 	m["columns"] = c.GroupBy
 	return r.rerun(ctx, m)
 }
+
+// amountWords name an amount a row holds rather than rows ("How many
+// units did … order?"), and amountColumnWords the last word of a column
+// that holds one (quantity, qty, planned_units; not unit_cost_eur).
+var (
+	amountWords       = []string{"unit", "piece", "item"}
+	amountColumnWords = []string{"quantity", "unit", "piece", "item"}
+)
+
+// totalWords are words of a column's name that say it holds a number of
+// things, not what they are ("Total_Horses", "Number_of_products").
+var totalWords = []string{"total", "number"}
+
+// countedColumn returns the one numeric column of columns, the table's
+// own and no key (identifierName), that the counted noun names: a column
+// whose words but totalWords are all the noun's ("horses" names
+// Total_Horses, "scrap units" names units), else, when the noun ends in
+// an amount word (amountWords), the one column that holds an amount
+// (amountColumnWords: "units" names quantity); "" when none or several
+// fit.
+func countedColumn(noun, columns []string, types map[string]string) string {
+	if len(noun) == 0 {
+		return ""
+	}
+	var named, amounts []string
+	for _, col := range columns {
+		if strings.Contains(col, ".") || identifierName(columnName(col)) || !numericType(types[col]) {
+			continue
+		}
+		cw := slices.DeleteFunc(columnWords(col), func(w string) bool { return slices.Contains(totalWords, w) })
+		if len(cw) > 0 && allIn(cw, noun) {
+			named = append(named, col)
+		}
+		if len(cw) > 0 && slices.Contains(amountColumnWords, cw[len(cw)-1]) {
+			amounts = append(amounts, col)
+		}
+	}
+	switch {
+	case len(named) == 1:
+		return named[0]
+	case len(named) == 0 && len(amounts) == 1 && slices.Contains(amountWords, noun[len(noun)-1]):
+		return amounts[0]
+	}
+	return ""
+}
+
+// sumCounted repairs a count of rows for a question that counts an
+// amount the rows hold: "How many scrap units were recorded in total?"
+// counted the scrap records (4) where their units add up to 19. When a
+// typed query counts rows (fn count) and what the question counts
+// (countNoun) names no data table (whTable) but one numeric column of the
+// query's table (countedColumn), kgforge runs it again as the sum of that
+// column — its filters and groups kept — as a step of its own (Step.By).
+// A question that counts "different" or "distinct" things counts rows.
+// summed is that query, nil when none.
+func (r *run) sumCounted(ctx context.Context, args json.RawMessage) (summed json.RawMessage, result string, err error) {
+	c, t := r.queryTable(args)
+	if t == nil || c.Aggregate == nil || c.Aggregate.Fn != "count" {
+		return nil, "", nil
+	}
+	ws := lowerWords(r.ans.Question)
+	if slices.Contains(ws, "different") || slices.Contains(ws, "distinct") {
+		return nil, "", nil
+	}
+	noun := countNoun(r.ans.Question)
+	if whTable(noun, r.schema) != "" {
+		return nil, "", nil
+	}
+	col := countedColumn(noun, t.columns, t.types)
+	if col == "" {
+		return nil, "", nil
+	}
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return nil, "", nil
+	}
+	m["aggregate"] = map[string]any{"fn": "sum", "column": col}
+	return r.rerun(ctx, m)
+}

@@ -293,3 +293,64 @@ func TestAgentActionModel_ListsTheRowsOfACountPerKey(t *testing.T) {
 		}
 	}
 }
+
+// A count of rows for a question that counts an amount the rows hold is
+// the sum of the column that holds it; a count of the rows themselves
+// stands.
+func TestAgentActionModel_SumsTheAmountTheQuestionCounts(t *testing.T) {
+	countUrbanmove := `{"table":"orders","where":[{"column":"customer","op":"=","value":"Urbanmove Rentals"}],"aggregate":{"fn":"count","column":"order_id"}}`
+	for _, c := range []struct {
+		question, call string
+		want           string // the column kgforge sums; "" when the model's query stands
+		answer         string
+	}{
+		// 120 + 80 + 100 + 40 units in four orders
+		{"How many units did Urbanmove Rentals order in total?", countUrbanmove, "quantity", "340"},
+		// the orders themselves
+		{"How many orders did Urbanmove Rentals place?", countUrbanmove, "", "4"},
+		{"How many different products did Urbanmove Rentals order?", `{"table":"orders","where":[{"column":"customer","op":"=","value":"Urbanmove Rentals"}],"aggregate":{"fn":"count_distinct","column":"product"}}`, "", "2"},
+		// "units" of parts: unit_cost_eur holds a price, not an amount
+		{"How many units of parts are made in Brno?", `{"table":"parts","where":[{"column":"plant","op":"=","value":"Brno"}],"aggregate":{"fn":"count","column":"part_id"}}`, "", ""},
+	} {
+		step, ans := askRepaired(t, c.question, c.call)
+		got, ok := repairedQuery(t, c.question, step, ans, c.want != "")
+		if ok && (got.Aggregate == nil || got.Aggregate.Fn != "sum" || got.Aggregate.Column != c.want || len(got.Where) != 1) {
+			t.Errorf("%q: kgforge ran %s, want the sum of %s with the model's filter", c.question, step.Args, c.want)
+		}
+		if c.answer != "" && ans.Text != c.answer {
+			t.Errorf("%q: answer %q, want %q", c.question, ans.Text, c.answer)
+		}
+	}
+}
+
+func TestCountedColumn(t *testing.T) {
+	farm := []string{"Farm_ID", "Year", "Total_Horses", "Working_Horses", "Cows", "Sheep_and_Goats"}
+	scrap := []string{"batch_id", "part_id", "defect", "units", "supplier_id"}
+	parts := []string{"part_id", "name", "unit_cost_eur", "plant", "suppliers.rating"}
+	plan := []string{"model", "plant", "planned_units", "week"}
+	types := map[string]string{
+		"Farm_ID": "BIGINT", "Year": "BIGINT", "Total_Horses": "DOUBLE", "Working_Horses": "DOUBLE", "Cows": "DOUBLE", "Sheep_and_Goats": "DOUBLE",
+		"batch_id": "VARCHAR", "part_id": "VARCHAR", "defect": "VARCHAR", "units": "BIGINT", "supplier_id": "VARCHAR",
+		"name": "VARCHAR", "unit_cost_eur": "DOUBLE", "plant": "VARCHAR", "suppliers.rating": "DOUBLE",
+		"model": "VARCHAR", "planned_units": "BIGINT", "week": "VARCHAR",
+	}
+	for _, c := range []struct {
+		question string
+		columns  []string
+		want     string
+	}{
+		{"What is the total number of horses on farms?", farm, "Total_Horses"},
+		{"How many cows are there?", farm, "Cows"},
+		{"How many farms are there?", farm, ""},
+		{"How many scrap units were recorded in total?", scrap, "units"},
+		{"How many batches were scrapped?", scrap, ""},
+		{"How many units of parts are made in Brno?", parts, ""},
+		{"How many units are planned for week 12?", plan, "planned_units"},
+		{"How many units were planned?", plan, "planned_units"},
+		{"How many plants plan the City 300?", plan, ""},
+	} {
+		if got := countedColumn(countNoun(c.question), c.columns, types); got != c.want {
+			t.Errorf("%q: counted column %q, want %q", c.question, got, c.want)
+		}
+	}
+}
