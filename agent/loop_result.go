@@ -44,6 +44,11 @@ func (r *run) resultAnswer(ctx context.Context, args json.RawMessage, out string
 	if parsed && emptyAggregate(c, rows) {
 		aa.Answer = ResultAnswerText(nil) // a sum or an average of no rows is NULL: say that none matched
 	}
+	if parsed && yesNoQuestion(r.ans.Question) {
+		if v := r.yesNo(c, header, rows); v != "" {
+			aa.Answer = v + ": " + aa.Answer // the verdict first, then what it rests on
+		}
+	}
 	if parsed && c.Aggregate == nil && len(c.GroupBy) == 0 && len(rows) > 0 {
 		if aa.Citations, err = r.rowCitations(ctx, c.Table, args, header, rows); err != nil {
 			return false, err
