@@ -302,6 +302,11 @@ func (r *run) do(ctx context.Context, act action) error {
 		} else if args != nil {
 			act.args, out, text = args, chosen, chosen
 		}
+		if args, filtered, err := r.filterEveryValue(ctx, act.args); err != nil {
+			return err
+		} else if args != nil {
+			act.args, out, text = args, filtered, filtered
+		}
 		if done, err := r.resultAnswer(ctx, act.args, out); err != nil || done {
 			return err
 		}

@@ -209,7 +209,10 @@ func tableWords(tables []kg.Table, qw []string, linked map[string][]string) []st
 // does not write every number the question writes but years
 // (questionNumbers: "Which suppliers have a rating below 4?" is not
 // answered by "a supplier with a rating below 3.0 cannot …"). done
-// reports whether the question ended.
+// reports whether the question ended. A question asked for yes or no
+// (yesNoQuestion) is answered only by a sentence that names every content
+// word of it: "Yes", or "No" when one of the two says "not" and the other
+// does not (negated), before the sentence.
 func (r *run) passageAnswer(ctx context.Context) (done bool, err error) {
 	best, err := r.questionPassage(ctx)
 	if err != nil || !best.found() {
@@ -226,9 +229,16 @@ func (r *run) passageAnswer(ctx context.Context) (done bool, err error) {
 	if !allIn(questionNumbers(r.ans.Question), numbersIn(best.text)) {
 		return false, nil // "a rating below 4" is not answered by "a rating below 3.0"
 	}
+	answer := best.text
+	if yesNoQuestion(r.ans.Question) {
+		if len(best.covered) < len(qw) {
+			return false, nil // a sentence that names part of a yes-or-no question says neither
+		}
+		answer = yesOrNo(negated(best.text) == negated(r.ans.Question)) + ": " + best.text
+	}
 	span := best.span
 	aa := AnswerArgs{
-		Answer:     best.text,
+		Answer:     answer,
 		Confidence: float64(len(best.covered)) / float64(len(qw)),
 		Citations:  []Citation{{Kind: "chunk", ID: best.chunk, Span: &span}},
 	}

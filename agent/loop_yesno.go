@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"context"
+	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -152,4 +154,65 @@ func yesOrNo(yes bool) string {
 		return "Yes"
 	}
 	return "No"
+}
+
+// filterEveryValue repairs the query of a question asked for yes or no
+// that filters on some of the values the question writes but not all:
+// "Is Kestrel Alloys based in Spain?" written as the suppliers whose
+// country is Spain, which are some, and "Yes". For a yes-or-no question
+// (yesNoQuestion) and a typed query without a group, each value the
+// question writes whole of a column the query's table offers
+// (namedValues, the longest for a column, a value once) on a column the
+// query neither filters nor selects becomes a filter (=), and kgforge runs
+// it as a step of its own (Step.By), a result with no row included: that
+// none matches is the answer "No". filtered is that query, nil when none.
+func (r *run) filterEveryValue(ctx context.Context, args json.RawMessage) (filtered json.RawMessage, result string, err error) {
+	if !yesNoQuestion(r.ans.Question) {
+		return nil, "", nil
+	}
+	c, t := r.queryTable(args)
+	if t == nil || len(c.GroupBy) > 0 {
+		return nil, "", nil
+	}
+	used := map[string]bool{}
+	for _, w := range c.Where {
+		used[w.Column] = true
+	}
+	for _, col := range c.Columns {
+		used[col] = true
+	}
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return nil, "", nil
+	}
+	where, _ := m["where"].([]any)
+	taken := map[string]bool{}
+	added := false
+	for _, n := range r.namedValues(c.Table, t.columns) {
+		if used[n.column] || taken[strings.ToLower(n.value)] {
+			continue
+		}
+		used[n.column], taken[strings.ToLower(n.value)] = true, true
+		where = append(where, map[string]any{"column": n.column, "op": "=", "value": n.value})
+		added = true
+	}
+	if !added {
+		return nil, "", nil
+	}
+	m["where"] = where
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return nil, "", err
+	}
+	return r.rerunIf(ctx, raw, func([][]string) bool { return true })
+}
+
+// negationWords say that a sentence denies what it states.
+var negationWords = []string{"not", "no", "never", "neither", "nor", "none", "isn't", "aren't", "wasn't", "weren't", "doesn't", "don't", "didn't", "hasn't", "haven't", "cannot", "can't", "won't"}
+
+// negated reports whether text writes a word of negationWords.
+func negated(text string) bool {
+	return slices.ContainsFunc(strings.Fields(strings.ToLower(text)), func(f string) bool {
+		return slices.Contains(negationWords, strings.Trim(f, ".,;:!?\"'()"))
+	})
 }

@@ -21,6 +21,9 @@ func TestAgentActionModel_AnswersYesOrNo(t *testing.T) {
 		// the value the question writes against the one looked up
 		{"Is Kestrel Alloys based in Spain?", lookup("country", "Kestrel Alloys"), "No"},
 		{"Is Serra Brakes based in Spain?", lookup("country", "Serra Brakes"), "Yes"},
+		// a value the query left out becomes a filter (filterEveryValue)
+		{"Is Kestrel Alloys based in Spain?", `{"table":"suppliers","columns":["country"],"where":[{"column":"country","op":"=","value":"Spain"}]}`, "No"},
+		{"Is Serra Brakes based in Spain?", `{"table":"suppliers","columns":["country"],"where":[{"column":"country","op":"=","value":"Spain"}]}`, "Yes"},
 		// a number the question bounds (rating 3.2 and 4.6)
 		{"Does Kestrel Alloys have a rating above 4?", lookup("rating", "Kestrel Alloys"), "No"},
 		{"Does Danubia Wheelworks have a rating above 4?", lookup("rating", "Danubia Wheelworks"), "Yes"},
@@ -56,6 +59,40 @@ func TestYesNoQuestion(t *testing.T) {
 	} {
 		if got := yesNoQuestion(q); got != want {
 			t.Errorf("yesNoQuestion(%q) = %v, want %v", q, got, want)
+		}
+	}
+}
+
+// A yes-or-no question is answered from a sentence that names all of it,
+// and the model is asked when the sentence names only part of it.
+func TestAgentActionModel_AnswersYesOrNoFromASentence(t *testing.T) {
+	for _, c := range []struct{ question, want string }{
+		{"Does the fatigue test take a sample of 10 frames from each batch?", "Yes: The fatigue test takes a sample of 10 frames from each batch."},
+		{"Were the City 300 and the Volt E8 affected?", "No: The City 300 and the Volt E8 were not affected."},
+	} {
+		ans := askExample(t, script(actionModel), c.question)
+		if ans.Text != c.want || ans.Tokens.Turns != 0 {
+			t.Errorf("%q: answer %q after %d turns, want %q without a turn", c.question, ans.Text, ans.Tokens.Turns, c.want)
+		}
+	}
+	// "shipment" is in no sentence about the fatigue test: the model is asked
+	m := script(actionModel, `{"tool":"select","args":{"table":"parts","columns":["name"],"where":[{"column":"plant","op":"=","value":"Brno"}]}}`)
+	ans := askExample(t, m, "Does the fatigue test take a sample of 10 frames from each shipment?")
+	if ans.Tokens.Turns != 1 || len(ans.Steps) == 0 || ans.Steps[0].Tool != ToolSelect {
+		t.Errorf("answer %q, steps %+v after %d turns, want the model's query", ans.Text, ans.Steps, ans.Tokens.Turns)
+	}
+}
+
+func TestNegated(t *testing.T) {
+	for text, want := range map[string]bool{
+		"Velora Cycles does not make its own frames.": true,
+		"No cracked frame reached a customer.":        true,
+		"The plant doesn't paint frames.":             true,
+		"Velora Cycles makes its own frames.":         false,
+		"Nothing notable happened.":                   false,
+	} {
+		if got := negated(text); got != want {
+			t.Errorf("negated(%q) = %v, want %v", text, got, want)
 		}
 	}
 }
