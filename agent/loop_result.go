@@ -44,6 +44,13 @@ func (r *run) resultAnswer(ctx context.Context, args json.RawMessage, out string
 	if parsed && emptyAggregate(c, rows) {
 		aa.Answer = ResultAnswerText(nil) // a sum or an average of no rows is NULL: say that none matched
 	}
+	if parsed && asksShare(r.ans.Question) {
+		if share, ok, err := r.shareAnswer(ctx, args, rows); err != nil {
+			return false, err
+		} else if ok {
+			aa.Answer = share
+		}
+	}
 	if parsed && yesNoQuestion(r.ans.Question) {
 		if v := r.yesNo(c, header, rows); v != "" {
 			aa.Answer = v + ": " + aa.Answer // the verdict first, then what it rests on
