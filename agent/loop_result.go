@@ -44,6 +44,14 @@ func (r *run) resultAnswer(ctx context.Context, args json.RawMessage, out string
 	if parsed && emptyAggregate(c, rows) {
 		aa.Answer = ResultAnswerText(nil) // a sum or an average of no rows is NULL: say that none matched
 	}
+	cite := parsed && c.Aggregate == nil && len(c.GroupBy) == 0 && len(rows) > 0 // the rows of a plain lookup
+	if parsed {
+		if both, ok, err := r.aggregatesAnswer(ctx, args, rows); err != nil {
+			return false, err
+		} else if ok {
+			aa.Answer, cite = both, false // aggregates of the rows, not the rows
+		}
+	}
 	if parsed && asksShare(r.ans.Question) {
 		if share, ok, err := r.shareAnswer(ctx, args, rows); err != nil {
 			return false, err
@@ -56,7 +64,7 @@ func (r *run) resultAnswer(ctx context.Context, args json.RawMessage, out string
 			aa.Answer = v + ": " + aa.Answer // the verdict first, then what it rests on
 		}
 	}
-	if parsed && c.Aggregate == nil && len(c.GroupBy) == 0 && len(rows) > 0 {
+	if cite {
 		if aa.Citations, err = r.rowCitations(ctx, c.Table, args, header, rows); err != nil {
 			return false, err
 		}
