@@ -135,6 +135,40 @@ func comparatorBefore(text string) string {
 			break
 		}
 	}
+	return splitComparative(ws)
+}
+
+// comparatives compare with "than" across the words that name what is
+// compared ("a greater weight than 10", "more cylinders than 4").
+var comparatives = map[string]string{
+	"greater": ">", "higher": ">", "larger": ">", "bigger": ">", "more": ">", "longer": ">", "older": ">", "heavier": ">", "taller": ">",
+	"less": "<", "lower": "<", "smaller": "<", "fewer": "<", "shorter": "<", "younger": "<", "lighter": "<",
+}
+
+// maxComparativeGap is how many words may stand between a comparative
+// and its "than".
+const maxComparativeGap = 2
+
+// splitComparative finds a comparative (comparatives) one or two words
+// before the "than" that ends ws, the words between it and "than" no
+// sentence structure (stopsComparator) and no "not" or "no" before it;
+// "=" when there is none.
+func splitComparative(ws []string) string {
+	n := len(ws)
+	if n < 3 || ws[n-1] != "than" {
+		return "="
+	}
+	for j := n - 3; j >= max(0, n-2-maxComparativeGap); j-- {
+		if stopsComparator(ws[j+1]) {
+			return "="
+		}
+		if op, ok := comparatives[ws[j]]; ok {
+			if j > 0 && (ws[j-1] == "not" || ws[j-1] == "no") {
+				return "="
+			}
+			return op
+		}
+	}
 	return "="
 }
 
@@ -367,6 +401,80 @@ func questionComparisons(question string, columns []string, types map[string]str
 	return out
 }
 
+// takeWords before a number make it a count of rows to take ("the top 3
+// ratings"), not a value.
+var takeWords = []string{"top", "first", "last", "bottom", "best", "worst"}
+
+// yearWords before a year make it the value of a year column ("produced
+// in 1974").
+var yearWords = []string{"in", "year", "during"}
+
+// questionEqualities finds the values a question states for a numeric
+// column without a comparator: a number right before every word of one
+// numeric column's name ("the car with 8 cylinders": Cylinders = 8), or a
+// year (1900 to 2099) right after "in", "year" or "during" where one
+// numeric column is named "year" ("produced in 1974": Year = 1974); the
+// table's own column before a joined one. A number after a word of
+// takeWords ("the top 3 ratings") is none.
+func questionEqualities(question string, columns []string, types map[string]string) []comparison {
+	toks := strings.FieldsFunc(question, func(r rune) bool { return unicode.IsSpace(r) || r == '?' || r == '!' || r == ';' })
+	var out []comparison
+	for i, tok := range toks {
+		v := strings.TrimRight(tok, ".,:")
+		n, err := strconv.ParseFloat(v, 64)
+		if err != nil || strings.HasSuffix(tok, ",") {
+			continue
+		}
+		before := strings.ToLower(strings.Join(toks[:i], " "))
+		prev := ""
+		if i > 0 {
+			prev = strings.ToLower(toks[i-1])
+		}
+		if comparatorBefore(before) != "=" || slices.Contains(takeWords, prev) {
+			continue
+		}
+		if _, trailing := comparatorAfter(strings.ToLower(strings.Join(toks[i+1:], " "))); trailing {
+			continue
+		}
+		next := words(strings.Join(toks[i+1:min(len(toks), i+3)], " "))
+		col := oneColumn(columns, func(col string) bool {
+			cw := columnWords(col)
+			return numericType(types[col]) && len(cw) > 0 && len(cw) <= len(next) && slices.Equal(cw, next[:len(cw)])
+		})
+		if col == "" && n == float64(int(n)) && n >= 1900 && n <= 2099 && slices.Contains(yearWords, prev) {
+			col = oneColumn(columns, func(col string) bool {
+				return numericType(types[col]) && slices.Equal(columnWords(col), []string{"year"})
+			})
+		}
+		if col != "" {
+			out = append(out, comparison{col, "=", v})
+		}
+	}
+	return out
+}
+
+// oneColumn returns the one column of columns that fits, the table's own
+// before a joined one; "" when none or several do.
+func oneColumn(columns []string, fits func(col string) bool) string {
+	var own, joined []string
+	for _, col := range columns {
+		switch {
+		case !fits(col):
+		case strings.Contains(col, "."):
+			joined = append(joined, col)
+		default:
+			own = append(own, col)
+		}
+	}
+	switch {
+	case len(own) == 1:
+		return own[0]
+	case len(own) == 0 && len(joined) == 1:
+		return joined[0]
+	}
+	return ""
+}
+
 func allIn(ws, in []string) bool {
 	for _, w := range ws {
 		if !slices.Contains(in, w) {
@@ -398,7 +506,8 @@ func (r *run) addComparison(ctx context.Context, args json.RawMessage) (added js
 		return nil, "", nil
 	}
 	var m map[string]any
-	for _, cmp := range questionComparisons(r.ans.Question, t.columns, t.types) {
+	cmps := append(questionComparisons(r.ans.Question, t.columns, t.types), questionEqualities(r.ans.Question, t.columns, t.types)...)
+	for _, cmp := range cmps {
 		filtered := false
 		for _, w := range c.Where {
 			filtered = filtered || w.Column == cmp.column

@@ -24,6 +24,11 @@ func TestQuestionOp_TheComparatorBeforeTheValue(t *testing.T) {
 		{"List the name of teachers whose hometown is not Little Lever Urban District.", "Little Lever Urban District", "!=", true},
 		{"Which suppliers have a rating of at least 4.5?", "4.5", ">=", true},
 		{"Which parts were ordered 100 or more times?", "100", ">=", true},
+		// a comparative and its "than" around what is compared
+		{"How many pets have a greater weight than 10?", "10", ">", true},
+		{"Which cars have more cylinders than 4?", "4", ">", true},
+		{"Which shops have fewer products than 2000?", "2000", "<", true},
+		{"Which suppliers have a rating higher than the average of 4?", "4", "=", true},
 		{"Orders placed after 2025-01-10", "2025-01-10", ">", true},
 		{"How many orders are above 30 and below 40 units?", "40", "<", true},
 		{"How many orders are above 30 and below 40 units?", "30", ">", true},
@@ -542,4 +547,14 @@ func TestAgentActionModel_DropsALimitTheQuestionDoesNotAsk(t *testing.T) {
 	}
 	step, ans = askRepaired(t, "List the name of the most costly part.", call)
 	repairedQuery(t, "most costly", step, ans, false)
+}
+
+// A comparative split from its "than" by what is compared puts its
+// operator on the model's filter.
+func TestAgentActionModel_ReadsAComparativeAcrossItsNoun(t *testing.T) {
+	_, ans := askRepaired(t, "How many suppliers have a higher rating than 4.4?",
+		`{"table":"suppliers","where":[{"column":"rating","op":"<","value":"4.4"}],"aggregate":{"fn":"count","column":"supplier_id"}}`)
+	if ans.Text != "3" { // 4.5, 4.6 and 4.7
+		t.Errorf("answer %q, want 3", ans.Text)
+	}
 }
