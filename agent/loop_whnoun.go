@@ -13,8 +13,8 @@ import (
 const maxWhNoun = 3
 
 // whStops end the noun after "which" or "what": a verb, an article, a
-// preposition or a pronoun is no part of it ("What is the …", "Which of
-// the …", "In which country is …").
+// preposition, a pronoun or a comparison is no part of it ("What is the
+// …", "Which of the …", "In which country is …", "visitors below age 30").
 var whStops = map[string]bool{
 	"is": true, "are": true, "was": true, "were": true, "be": true, "been": true,
 	"do": true, "does": true, "did": true, "has": true, "have": true, "had": true,
@@ -22,6 +22,8 @@ var whStops = map[string]bool{
 	"the": true, "a": true, "an": true, "of": true, "in": true, "on": true, "at": true, "for": true,
 	"to": true, "from": true, "by": true, "with": true, "that": true, "this": true, "these": true,
 	"those": true, "it": true, "its": true, "their": true, "there": true, "one": true, "ones": true,
+	"who": true, "whose": true, "which": true, "below": true, "above": true, "under": true, "over": true,
+	"than": true, "between": true, "aged": true, "older": true, "younger": true,
 }
 
 // whNoun returns the words a question's first "which" or "what" asks for
@@ -432,7 +434,7 @@ var totalWords = []string{"total", "number"}
 
 // countedColumn returns the one numeric column of columns, the table's
 // own and no key (identifierName), that the counted noun names: a column
-// whose words but totalWords are all the noun's ("horses" names
+// whose words but totalWords are the noun's last words ("horses" names
 // Total_Horses, "scrap units" names units), else, when the noun ends in
 // an amount word (amountWords), the one column that holds an amount
 // (amountColumnWords: "units" names quantity); "" when none or several
@@ -447,7 +449,7 @@ func countedColumn(noun, columns []string, types map[string]string) string {
 			continue
 		}
 		cw := slices.DeleteFunc(columnWords(col), func(w string) bool { return slices.Contains(totalWords, w) })
-		if len(cw) > 0 && allIn(cw, noun) {
+		if len(cw) > 0 && len(cw) <= len(noun) && sameWords(cw, noun[len(noun)-len(cw):]) {
 			named = append(named, col)
 		}
 		if len(cw) > 0 && slices.Contains(amountColumnWords, cw[len(cw)-1]) {

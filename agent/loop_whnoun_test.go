@@ -333,6 +333,7 @@ func TestCountedColumn(t *testing.T) {
 		"batch_id": "VARCHAR", "part_id": "VARCHAR", "defect": "VARCHAR", "units": "BIGINT", "supplier_id": "VARCHAR",
 		"name": "VARCHAR", "unit_cost_eur": "DOUBLE", "plant": "VARCHAR", "suppliers.rating": "DOUBLE",
 		"model": "VARCHAR", "planned_units": "BIGINT", "week": "VARCHAR",
+		"ID": "BIGINT", "Age": "BIGINT", "Level_of_membership": "BIGINT",
 	}
 	for _, c := range []struct {
 		question string
@@ -348,6 +349,9 @@ func TestCountedColumn(t *testing.T) {
 		{"How many units are planned for week 12?", plan, "planned_units"},
 		{"How many units were planned?", plan, "planned_units"},
 		{"How many plants plan the City 300?", plan, ""},
+		// the visitors are counted, not their ages
+		{"How many visitors below age 30 are there?", []string{"ID", "Age", "Level_of_membership"}, ""},
+		{"How many visitors with an age under 30 are there?", []string{"ID", "Age", "Level_of_membership"}, ""},
 	} {
 		if got := countedColumn(countNoun(c.question), c.columns, types); got != c.want {
 			t.Errorf("%q: counted column %q, want %q", c.question, got, c.want)
