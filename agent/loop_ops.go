@@ -977,6 +977,17 @@ func (r *run) havingCount(ctx context.Context, args json.RawMessage) (kept json.
 	return r.rerun(ctx, m)
 }
 
+// unitWords end a column's name with the unit of its numbers
+// (unit_cost_eur, weight_kg): a question names the column without them.
+var unitWords = []string{"eur", "usd", "gbp", "chf", "jpy", "kg", "km", "cm", "mm", "pct"}
+
+// questionNames reports whether a question writes every word of a
+// column's name but a unit (unitWords).
+func questionNames(question, col string) bool {
+	cw := slices.DeleteFunc(columnWords(col), func(w string) bool { return slices.Contains(unitWords, w) })
+	return len(cw) > 0 && allIn(cw, uniq(words(question)))
+}
+
 // aggregateWords are the words a question asks for an aggregate with,
 // and its function.
 var aggregateWords = map[string]string{
@@ -990,14 +1001,20 @@ var aggregateWords = map[string]string{
 // column in the words after it (namedAfter: "average age", "the total
 // number of tickets"), and the query takes an average, sum, maximum or
 // minimum of another column, kgforge runs it again on that column with
-// that word's function, as a step of its own (Step.By). A count is left
-// alone. fixed is that query, nil when none.
+// that word's function, as a step of its own (Step.By). A column the
+// question names as well (every word of its name but a unit: "the average
+// unit cost" for unit_cost_eur, where "unit" alone names another) stays,
+// with that word's function. A count is left alone. fixed is that query,
+// nil when none.
 func (r *run) aggregateColumn(ctx context.Context, args json.RawMessage) (fixed json.RawMessage, result string, err error) {
 	c, t := r.queryTable(args)
 	if t == nil || c.Aggregate == nil || c.Aggregate.Fn == "count" || c.Aggregate.Fn == "count_distinct" {
 		return nil, "", nil
 	}
 	col, fn := namedAfter(r.ans.Question, t.columns, t.types, func(w string) string { return aggregateWords[w] })
+	if col != "" && col != c.Aggregate.Column && questionNames(r.ans.Question, c.Aggregate.Column) {
+		col = c.Aggregate.Column // the question names the model's column too ("unit cost" for unit_cost_eur)
+	}
 	if col == "" || !numericType(t.types[col]) || col == c.Aggregate.Column && fn == c.Aggregate.Fn {
 		return nil, "", nil
 	}

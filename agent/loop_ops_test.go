@@ -558,3 +558,20 @@ func TestAgentActionModel_ReadsAComparativeAcrossItsNoun(t *testing.T) {
 		t.Errorf("answer %q, want 3", ans.Text)
 	}
 }
+
+func TestQuestionNames(t *testing.T) {
+	for _, c := range []struct {
+		q, col string
+		want   bool
+	}{
+		{"What is the average unit cost of the frames?", "unit_cost_eur", true},
+		{"What is the average unit cost of the frames?", "production_plan_scrap.units", true},
+		{"What is the average unit cost of the frames?", "rating", false},
+		{"What is the heaviest weight?", "weight_kg", true},
+		{"What is the average price?", "eur", false}, // a unit alone names nothing
+	} {
+		if got := questionNames(c.q, c.col); got != c.want {
+			t.Errorf("questionNames(%q, %q) = %v, want %v", c.q, c.col, got, c.want)
+		}
+	}
+}

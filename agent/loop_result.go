@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -419,12 +420,33 @@ func (r *run) groundFilter(ctx context.Context, args json.RawMessage, out string
 			if !ok {
 				return nil, "", nil
 			}
+			dedupeFilters(m) // a value the query filters on already: the ungrounded filter goes
 			if raw, res, err := r.rerun(ctx, m); err != nil || raw != nil {
 				return raw, res, err
 			}
 		}
 	}
 	return nil, "", nil
+}
+
+// dedupeFilters drops the filters of a typed query decoded as a map that
+// repeat an earlier one (column, operator and value, case folded).
+func dedupeFilters(m map[string]any) {
+	where, _ := m["where"].([]any)
+	var out []any
+	seen := map[string]bool{}
+	for _, f := range where {
+		fm, _ := f.(map[string]any)
+		key := strings.ToLower(fmt.Sprint(fm["column"], "\x00", fm["op"], "\x00", fm["value"]))
+		if fm != nil && seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, f)
+	}
+	if len(out) < len(where) {
+		m["where"] = out
+	}
 }
 
 // mentionedValues returns the values linked to the question (linkedOf) in

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,16 +41,33 @@ func asksShare(question string) bool {
 // X that are Y"), or without its one filter; kgforge runs it as a step of
 // its own (Step.By) and answers with the part over the whole in percent,
 // then both ("62.5 % (5 of 8)"). A plain lookup of the part is counted
-// first; rows is the query's result. ok is false when the query has no filter, groups its rows, or
+// first; rows is the query's result. A filter on a value neither the
+// question nor an earlier result wrote (groundedValue: a sample the model
+// copied) is left out of both. ok is false when the query has no filter, groups its rows, or
 // takes another aggregate, or when the whole is zero.
 func (r *run) shareAnswer(ctx context.Context, args json.RawMessage, rows [][]string) (answer string, ok bool, err error) {
 	c, t := r.queryTable(args)
-	if t == nil || len(c.Where) == 0 || len(c.GroupBy) > 0 || c.Having != nil {
+	if t == nil || len(c.GroupBy) > 0 || c.Having != nil {
 		return "", false, nil
 	}
 	var m map[string]any
 	if json.Unmarshal(args, &m) != nil {
 		return "", false, nil
+	}
+	// A filter on a value neither the question nor an earlier result
+	// wrote (a sample the model copied) is neither the part nor the whole.
+	var kept []any
+	grounded := c.Where[:0:0]
+	for i, w := range c.Where {
+		if r.groundedValue(w.Value) {
+			kept, grounded = append(kept, filterAt(m, i)), append(grounded, w)
+		}
+	}
+	if len(kept) == 0 {
+		return "", false, nil
+	}
+	if len(kept) < len(c.Where) {
+		m["where"], c.Where, rows = kept, grounded, nil // the part is counted again
 	}
 	delete(m, "order_by")
 	delete(m, "limit")
@@ -82,10 +100,7 @@ func (r *run) shareAnswer(ctx context.Context, args json.RawMessage, rows [][]st
 	if err != nil || !ok || whole == 0 {
 		return "", false, err
 	}
-	pct := strconv.FormatFloat(100*part/whole, 'f', -1, 64)
-	if f, err := strconv.ParseFloat(strconv.FormatFloat(100*part/whole, 'f', 1, 64), 64); err == nil {
-		pct = strconv.FormatFloat(f, 'f', -1, 64)
-	}
+	pct := formatNumber(math.Round(1000*part/whole) / 10) // to a tenth of a percent
 	return pct + " % (" + formatNumber(part) + " of " + formatNumber(whole) + ")", true, nil
 }
 

@@ -10,6 +10,8 @@ func TestAgentActionModel_AnswersAShareOfRows(t *testing.T) {
 	for _, c := range []struct{ question, call, want string }{
 		// 15 of the 40 orders
 		{"What percentage of orders were delivered?", `{"table":"orders","where":[` + delivered + `],"aggregate":{"fn":"count","column":"order_id"}}`, "37.5 % (15 of 40)"},
+		// a date the question does not write is neither the part nor the whole
+		{"What percentage of orders were delivered?", `{"table":"orders","where":[` + delivered + `,{"column":"order_date","op":"=","value":"2025-01-10"}],"aggregate":{"fn":"count","column":"order_id"}}`, "37.5 % (15 of 40)"},
 		// a lookup of the part is counted
 		{"What percentage of orders were delivered?", `{"table":"orders","columns":["order_id"],"where":[` + delivered + `]}`, "37.5 % (15 of 40)"},
 		// the whole is Urbanmove's 4 orders, the filter written first
