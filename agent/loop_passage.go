@@ -175,17 +175,35 @@ func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
-// tableWords are the question's content words qw (questionWords) that
-// the data tables name: in a table's or a column's name, a column's
-// samples or a value linked to the question (tableTexts).
-func tableWords(tables []kg.Table, qw []string, linked map[string][]string) []string {
+// namedTableWords are the content words qw of a question that the data
+// tables name as the question does: a table's or a column's name, or a
+// value (a sample, a value linked to the question) the question writes
+// whole or shares minGroundWords words with. A value that shares one word
+// ("City 300" for "In which city …") does not name it.
+func namedTableWords(tables []kg.Table, question string, qw []string, linked map[string][]string) []string {
 	named := map[string]bool{}
+	add := func(text string) {
+		for _, w := range words(text) {
+			named[w] = true
+		}
+	}
+	all := uniq(words(question))
+	value := func(v string) {
+		if namedWhole(question, v) || sharedWords(all, v) >= minGroundWords {
+			add(v)
+		}
+	}
 	for _, t := range tables {
-		tableTexts(t, linked, func(text string, _ bool) {
-			for _, w := range words(text) {
-				named[w] = true
+		add(t.Name)
+		for _, c := range t.Columns {
+			add(c.Name)
+			for _, v := range c.Samples {
+				value(v)
 			}
-		})
+			for _, v := range linked[linkKey(t.Name, c.Name)] {
+				value(v)
+			}
+		}
 	}
 	var out []string
 	for _, w := range qw {
@@ -199,8 +217,8 @@ func tableWords(tables []kg.Table, qw []string, linked map[string][]string) []st
 // passageAnswer answers the action model's question from a sentence of
 // the bundle's documents, before the model is asked, when that sentence
 // names more of the question's content words than the data tables do
-// (their names, their columns' names and values, and the values linked to
-// the question): the action model writes only typed queries over the
+// (namedTableWords: their names, their columns' names, and the values the
+// question names): the action model writes only typed queries over the
 // tables, so a question the documents answer and the tables do not name
 // would get a query over the wrong table. The answer is the sentence
 // itself, cited by its chunk and byte span, its confidence the share of
@@ -223,7 +241,7 @@ func (r *run) passageAnswer(ctx context.Context) (done bool, err error) {
 		return false, err
 	}
 	qw := questionWords(r.ans.Question)
-	if len(best.covered) <= len(tableWords(data, qw, r.linked)) || float64(len(best.covered)) < minPassageShare*float64(len(qw)) {
+	if len(best.covered) <= len(namedTableWords(data, r.ans.Question, qw, r.linked)) || float64(len(best.covered)) < minPassageShare*float64(len(qw)) {
 		return false, nil
 	}
 	if !allIn(questionNumbers(r.ans.Question), numbersIn(best.text)) {

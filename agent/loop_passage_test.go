@@ -97,13 +97,16 @@ func TestSentenceSpans(t *testing.T) {
 	}
 }
 
-func TestTableWords(t *testing.T) {
-	tables := []kg.Table{{Name: "purchase_orders", Columns: []kg.Column{{Name: "supplierId", Samples: []string{"Kestrel Alloys"}}, {Name: "qty"}}}}
-	linked := map[string][]string{linkKey("purchase_orders", "supplierId"): {"Tagus Composites"}}
-	got := tableWords(tables, questionWords("How many purchase orders went to Tagus Composites or to the supplier on probation?"), linked)
+func TestNamedTableWords(t *testing.T) {
+	tables := []kg.Table{{Name: "purchase_orders", Columns: []kg.Column{{Name: "supplierId", Samples: []string{"Kestrel Alloys", "City 300"}}, {Name: "qty"}}}}
+	linked := map[string][]string{linkKey("purchase_orders", "supplierId"): {"Tagus Composites", "Porto City Bikes"}}
+	q := "How many purchase orders in the city went to Tagus Composites or to the supplier on probation?"
+	got := namedTableWords(tables, q, questionWords(q), linked)
+	// "city": only "City 300" and "Porto City Bikes" hold it, values the
+	// question does not name
 	want := []string{"purchase", "order", "tagu", "composite", "supplier"}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("tableWords = %q, want %q", got, want)
+		t.Errorf("namedTableWords = %q, want %q", got, want)
 	}
 }
 
@@ -248,5 +251,15 @@ func TestNumbersIn(t *testing.T) {
 	}
 	if got := questionNumbers("What share of the 10 largest customers in 2019 is above 2,500?"); !slices.Equal(got, []string{"10", "2500"}) {
 		t.Errorf("questionNumbers = %q, want 10 and 2500 without the year", got)
+	}
+}
+
+// A word the tables hold only inside a value the question does not name
+// ("city" of the product "City 300") does not take the question from the
+// sentence that answers it.
+func TestAgentActionModel_AValueTheQuestionDoesNotNameLeavesItToTheSentence(t *testing.T) {
+	ans := askExample(t, script(actionModel), "In which city is Serra Brakes based?")
+	if ans.Text != "Serra Brakes is based in Bilbao, Spain." || ans.Tokens.Turns != 0 {
+		t.Errorf("answer %q after %d turns, want the sentence without a turn", ans.Text, ans.Tokens.Turns)
 	}
 }
