@@ -19,22 +19,30 @@ var pairWords = map[string]string{
 var listJoiners = map[string]bool{"and": true, "or": true, "the": true, ",": true}
 
 // askedAggregates returns the aggregate functions a question lists one
-// after another, two at least ("What are the minimum and maximum …?":
-// min, max), in its order; nil when it lists fewer than two.
+// after another, two at least, each joined to the one before by "and",
+// "or" or a comma ("What are the minimum and maximum …?": min, max), in
+// its order; nil when it lists fewer than two ("the highest average
+// attendance" lists one).
 func askedAggregates(question string) []string {
 	ws := strings.Fields(strings.ToLower(strings.NewReplacer(",", " , ", "?", " ", ".", " ").Replace(question)))
 	for i := range ws {
 		var fns []string
+		joined := true // a joiner ("and", "or", ",") since the last aggregate word
 		for j := i; j < len(ws); j++ {
 			if fn, ok := pairWords[ws[j]]; ok {
+				if !joined {
+					break // "the highest average attendance": one aggregate of another
+				}
 				if !slices.Contains(fns, fn) {
 					fns = append(fns, fn)
 				}
+				joined = false
 				continue
 			}
 			if !listJoiners[ws[j]] || len(fns) == 0 {
 				break
 			}
+			joined = joined || ws[j] != "the"
 		}
 		if len(fns) >= 2 {
 			return fns
