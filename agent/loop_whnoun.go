@@ -498,3 +498,91 @@ func (r *run) sumCounted(ctx context.Context, args json.RawMessage) (summed json
 	m["aggregate"] = map[string]any{"fn": "sum", "column": col}
 	return r.rerun(ctx, m)
 }
+
+// valueTable repairs an aggregate over a table that cannot hold the value
+// the question names: "How many units of the City 300 were ordered in
+// total?" counted the scrap records, and no column of production_plan_scrap
+// holds "City 300". When a typed query counts (or sums, averages, takes
+// the maximum or minimum of) rows, filters on no value the question
+// writes, counts no table the question counts by name (countNoun,
+// whTable), and no column its table offers holds a value the question
+// writes whole that a column of another data table holds (value linking),
+// kgforge runs the aggregate on that other table filtered on that value
+// (=), as a step of its own (Step.By): a count counts its rows, another
+// aggregate takes the column the question names after its aggregate word
+// (namedAfter). When several tables hold the value, the one whose name's
+// words begin words of the question ("ordered" for orders, "planned" for
+// production_plan_plan) is taken, and none when that leaves more than one.
+// The repairs after it (sumCounted, aggregateColumn, …) look at its
+// result. moved is that query, nil when none.
+func (r *run) valueTable(ctx context.Context, args json.RawMessage) (moved json.RawMessage, result string, err error) {
+	c, t := r.queryTable(args)
+	if t == nil || c.Aggregate == nil || len(c.GroupBy) > 0 || c.Having != nil {
+		return nil, "", nil
+	}
+	for _, w := range c.Where {
+		if namedWhole(r.ans.Question, w.Value) {
+			return nil, "", nil
+		}
+	}
+	if whTable(countNoun(r.ans.Question), r.schema) == c.Table {
+		return nil, "", nil
+	}
+	if len(r.namedValues(c.Table, t.columns)) > 0 {
+		return nil, "", nil // the query's table can filter on what the question names
+	}
+	type cell struct{ table, column, value string }
+	var cells []cell
+	for _, st := range r.schema {
+		if st.name == c.Table {
+			continue
+		}
+		var own []string
+		for _, col := range st.columns {
+			if !strings.Contains(col, ".") {
+				own = append(own, col)
+			}
+		}
+		for _, n := range r.namedValues(st.name, own) {
+			cells = append(cells, cell{st.name, n.column, n.value})
+		}
+	}
+	if len(cells) == 0 {
+		return nil, "", nil
+	}
+	slices.SortStableFunc(cells, func(a, b cell) int { return len(b.value) - len(a.value) })
+	var fit []cell
+	for _, x := range cells {
+		if strings.EqualFold(x.value, cells[0].value) && !slices.ContainsFunc(fit, func(f cell) bool { return f.table == x.table }) {
+			fit = append(fit, x)
+		}
+	}
+	if len(fit) > 1 {
+		qw := lowerWords(r.ans.Question)
+		fit = slices.DeleteFunc(fit, func(x cell) bool {
+			return !slices.ContainsFunc(words(x.table), func(tw string) bool {
+				return len(tw) >= 4 && slices.ContainsFunc(qw, func(w string) bool { return strings.HasPrefix(w, tw) })
+			})
+		})
+	}
+	if len(fit) != 1 {
+		return nil, "", nil
+	}
+	target := r.schemaTable(fit[0].table)
+	if target == nil || len(target.columns) == 0 {
+		return nil, "", nil
+	}
+	agg := map[string]any{"fn": c.Aggregate.Fn, "column": target.columns[0]}
+	if c.Aggregate.Fn != "count" {
+		col, fn := namedAfter(r.ans.Question, target.columns, target.types, func(w string) string { return aggregateWords[w] })
+		if col == "" || fn != c.Aggregate.Fn {
+			return nil, "", nil
+		}
+		agg["column"] = col
+	}
+	return r.rerun(ctx, map[string]any{
+		"table":     fit[0].table,
+		"where":     []map[string]string{{"column": fit[0].column, "op": "=", "value": fit[0].value}},
+		"aggregate": agg,
+	})
+}

@@ -358,3 +358,31 @@ func TestCountedColumn(t *testing.T) {
 		}
 	}
 }
+
+// An aggregate over a table that cannot hold the value the question names
+// runs on the table that holds it.
+func TestAgentActionModel_AggregatesTheTableThatHoldsTheValue(t *testing.T) {
+	countParts := `{"table":"parts","aggregate":{"fn":"count","column":"part_id"}}`
+	for _, c := range []struct {
+		question, call string
+		table          string // the table kgforge's last query reads; "" when the model's query stands
+		answer         string
+	}{
+		// orders hold "City 300"; then the units are summed (sumCounted)
+		{"How many units of the City 300 were ordered in total?", countParts, "orders", "398"},
+		{"How many orders did Urbanmove Rentals place?", countParts, "orders", "4"},
+		// parts reach suppliers.name: the model's table can filter on it
+		{"How many parts does Kestrel Alloys supply?", countParts, "parts", "3"},
+		// the question names no value
+		{"How many parts are there?", countParts, "", "15"},
+	} {
+		step, ans := askRepaired(t, c.question, c.call)
+		got, ok := repairedQuery(t, c.question, step, ans, c.table != "")
+		if ok && got.Table != c.table {
+			t.Errorf("%q: kgforge ran %s, want a query of %s", c.question, step.Args, c.table)
+		}
+		if ans.Text != c.answer {
+			t.Errorf("%q: answer %q, want %q", c.question, ans.Text, c.answer)
+		}
+	}
+}
