@@ -72,6 +72,7 @@ type run struct {
 	data        []kg.Table          // the bundle's data tables, once dataTables has read them
 	schema      []selectTable       // the typed query's tables over data, once queryTable has built them (read only)
 	psg         *passage            // the question's sentence in the documents, once questionPassage has looked
+	psgs        []passage           // the question's sentences, once questionPassages has looked (nil: not yet)
 }
 
 // Ask runs the tool loop for one question: the model calls tools until it
@@ -282,6 +283,10 @@ func (r *run) do(ctx context.Context, act action) error {
 			return err
 		} else if args != nil {
 			act.args, out, text = args, dropped, dropped
+		} else if args, filtered, err := r.passageFilter(ctx, act.args, out); err != nil {
+			return err
+		} else if args != nil {
+			act.args, out, text = args, filtered, filtered
 		}
 		if args, chosen, err := r.namedSelection(ctx, act.args, out); err != nil {
 			return err

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"kgforge/bundle"
 	"kgforge/kg"
@@ -57,14 +58,26 @@ func questionWords(question string) []string {
 // the shorter sentence. None is found (passage.found) in a bundle without
 // chunks or a search index, or when no sentence names a content word.
 func (t *Toolbox) passage(ctx context.Context, question string) (best passage, err error) {
+	all, err := t.passages(ctx, question)
+	if err != nil || len(all) == 0 {
+		return best, err
+	}
+	return all[0], nil
+}
+
+// passages are the sentences of the chunks BM25 ranks first for the
+// question that name any of its content words: the most words first,
+// then the better-ranked chunk, then the shorter sentence (passage is the
+// first).
+func (t *Toolbox) passages(ctx context.Context, question string) ([]passage, error) {
 	qw := questionWords(question)
 	terms := bundle.Terms(question)
 	if len(qw) == 0 || len(terms) == 0 {
-		return best, nil
+		return nil, nil
 	}
 	hits, err := t.bm25(ctx, terms, passageDepth)
 	if err != nil || len(hits) == 0 {
-		return best, err
+		return nil, err
 	}
 	ids := make([]string, len(hits))
 	for i, h := range hits {
@@ -72,12 +85,17 @@ func (t *Toolbox) passage(ctx context.Context, question string) (best passage, e
 	}
 	rows, _, err := t.rows(ctx, fmt.Sprintf(`SELECT id, text, start FROM memory.main.chunks WHERE id IN (%s)`, strings.Join(ids, ", ")), passageDepth)
 	if err != nil {
-		return best, err
+		return nil, err
 	}
 	byID := map[string][]string{}
 	for _, r := range rows {
 		byID[r[0]] = r
 	}
+	type ranked struct {
+		passage
+		rank int
+	}
+	var all []ranked
 	read := 0
 	for _, h := range hits {
 		r, isChunk := byID[h.ID]
@@ -89,7 +107,7 @@ func (t *Toolbox) passage(ctx context.Context, question string) (best passage, e
 		}
 		start, err := strconv.Atoi(r[2])
 		if err != nil {
-			return best, fmt.Errorf("chunk %s starts at %q: %w", r[0], r[2], err)
+			return nil, fmt.Errorf("chunk %s starts at %q: %w", r[0], r[2], err)
 		}
 		for _, s := range sentenceSpans(r[1]) {
 			text := r[1][s.Start:s.End]
@@ -100,12 +118,25 @@ func (t *Toolbox) passage(ctx context.Context, question string) (best passage, e
 					covered = append(covered, w)
 				}
 			}
-			if len(covered) > len(best.covered) || len(covered) == len(best.covered) && best.found() && best.chunk == r[0] && len(text) < len(best.text) {
-				best = passage{chunk: r[0], span: kg.Span{Start: start + s.Start, End: start + s.End}, text: text, covered: covered}
+			if len(covered) > 0 {
+				all = append(all, ranked{passage{chunk: r[0], span: kg.Span{Start: start + s.Start, End: start + s.End}, text: text, covered: covered}, read})
 			}
 		}
 	}
-	return best, nil
+	slices.SortStableFunc(all, func(a, b ranked) int {
+		if d := len(b.covered) - len(a.covered); d != 0 {
+			return d
+		}
+		if d := a.rank - b.rank; d != 0 {
+			return d
+		}
+		return len(a.text) - len(b.text)
+	})
+	out := make([]passage, len(all))
+	for i, a := range all {
+		out[i] = a.passage
+	}
+	return out, nil
 }
 
 // sentenceSpans cuts text into sentences and lines, trimmed, by byte
@@ -273,6 +304,146 @@ func (r *run) questionPassage(ctx context.Context) (passage, error) {
 		r.psg = &best
 	}
 	return *r.psg, nil
+}
+
+// questionPassages is passages for the run's question, looked for once.
+func (r *run) questionPassages(ctx context.Context) ([]passage, error) {
+	if r.psgs == nil {
+		all, err := r.a.tools.passages(ctx, r.ans.Question)
+		if err != nil {
+			return nil, err
+		}
+		r.psgs = append([]passage{}, all...)
+	}
+	return r.psgs, nil
+}
+
+// maxFilterSentences bounds the sentences passageFilter reads values from.
+const maxFilterSentences = 3
+
+// passageFilter repairs the query of a question that names the rows it
+// aggregates only through what a document says of them: "How many parts
+// does the supplier on probation supply?" counted every part, and a
+// sentence says "Velora Cycles placed Kestrel Alloys on supplier
+// probation". When a typed query aggregates rows (or lists them for a
+// question that counts: countsRows), filters on no value the question or
+// an earlier result wrote (groundedValue), and the question writes no
+// value its table holds, kgforge reads the question's sentences
+// (questionPassages: up to maxFilterSentences naming two of its content
+// words or more) for a value of a column the query's table offers (its
+// own or one a join away; value linking over the sentence) that the
+// question does not write and that reads as a name (properValue), and runs the query filtered on it alone (=),
+// a count for a listing, as a step of its own (Step.By) — the longest
+// value of the best sentence first, for a question that speaks of one
+// row of the value's table or column as "the …" (namesOneRow), a value
+// whose sentence names a word of the question besides the column's, the
+// table's and the value's (linkWords), and a result with rows that match (rerunMatching).
+// filtered is that query, nil when none.
+func (r *run) passageFilter(ctx context.Context, args json.RawMessage, out string) (filtered json.RawMessage, result string, err error) {
+	_, rows, isRows := ResultRows(out)
+	if !isRows {
+		return nil, "", nil
+	}
+	c, t := r.queryTable(args)
+	if t == nil || len(c.GroupBy) > 0 || c.Having != nil || c.Aggregate == nil && !countsRows(r.ans.Question) {
+		return nil, "", nil
+	}
+	for _, w := range c.Where {
+		if r.groundedValue(w.Value) && !noRowsMatched(c, rows) {
+			return nil, "", nil
+		}
+	}
+	if len(r.namedValues(c.Table, t.columns)) > 0 {
+		return nil, "", nil
+	}
+	all, err := r.questionPassages(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	data, err := r.dataTables()
+	if err != nil {
+		return nil, "", err
+	}
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return nil, "", nil
+	}
+	if c.Aggregate == nil {
+		m["aggregate"] = map[string]any{"fn": "count", "column": t.columns[0]}
+		for _, k := range []string{"columns", "order_by", "limit"} {
+			delete(m, k)
+		}
+	}
+	for _, p := range all[:min(len(all), maxFilterSentences)] {
+		if len(p.covered) < minGroundWords {
+			break
+		}
+		inSentence, err := r.a.tools.linkValues(ctx, data, p.text)
+		if err != nil {
+			return nil, "", err
+		}
+		var values []linkedFilter
+		for _, col := range t.columns {
+			tbl, name := c.Table, col
+			if a, b, joined := strings.Cut(col, "."); joined {
+				tbl, name = a, b
+			}
+			for _, v := range inSentence[linkKey(tbl, name)] {
+				if namedWhole(p.text, v) && !namedWhole(r.ans.Question, v) && properValue(v) {
+					values = append(values, linkedFilter{col, v})
+				}
+			}
+		}
+		slices.SortStableFunc(values, func(a, b linkedFilter) int { return len(b.value) - len(a.value) })
+		for _, v := range values {
+			if !namesOneRow(r.ans.Question, c.Table, v.column) || len(linkWords(p.covered, []string{v.column}, c.Table, v.value)) == 0 {
+				continue
+			}
+			m["where"] = []map[string]string{{"column": v.column, "op": "=", "value": v.value}}
+			if raw, res, err := r.rerunMatching(ctx, m); err != nil || raw != nil {
+				return raw, res, err
+			}
+		}
+	}
+	return nil, "", nil
+}
+
+// genericColumnWords name no thing a question can speak of as "the …".
+var genericColumnWords = []string{"name", "id", "code", "number", "type", "title"}
+
+// namesOneRow reports whether a question speaks of one row of a column's
+// table as "the" and a singular noun of its name or of the column's
+// ("the supplier on probation" for suppliers.name, "the product affected
+// by …" for orders.product; not "the suppliers", nor "a supplier").
+func namesOneRow(question, table, column string) bool {
+	tbl := table
+	if t, _, joined := strings.Cut(column, "."); joined {
+		tbl = t
+	}
+	nouns := words(tbl)
+	for _, w := range columnWords(column) {
+		if !slices.Contains(genericColumnWords, w) {
+			nouns = append(nouns, w)
+		}
+	}
+	ws := lowerWords(question)
+	for i := 0; i+1 < len(ws); i++ {
+		next := ws[i+1]
+		if ws[i] != "the" || strings.HasSuffix(next, "s") && !strings.HasSuffix(next, "ss") {
+			continue
+		}
+		if nw := words(next); len(nw) == 1 && slices.Contains(nouns, nw[0]) {
+			return true
+		}
+	}
+	return false
+}
+
+// properValue reports whether a value reads as the name of one thing: it
+// holds a capital letter or a digit ("Kestrel Alloys", "Trail 500"; not
+// the category "frames", which a rule about every frame writes).
+func properValue(v string) bool {
+	return strings.IndexFunc(v, func(r rune) bool { return unicode.IsUpper(r) || unicode.IsDigit(r) }) >= 0
 }
 
 // passageLookup repairs the query of a question that names a row only

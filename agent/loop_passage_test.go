@@ -263,3 +263,42 @@ func TestAgentActionModel_AValueTheQuestionDoesNotNameLeavesItToTheSentence(t *t
 		t.Errorf("answer %q after %d turns, want the sentence without a turn", ans.Text, ans.Tokens.Turns)
 	}
 }
+
+// A question that names the rows it counts only through a sentence ("the
+// supplier on probation", and a sentence says which) gets the count of
+// those rows.
+func TestAgentActionModel_FiltersOnTheValueASentenceNames(t *testing.T) {
+	countParts := `{"table":"parts","aggregate":{"fn":"count","column":"part_id"}}`
+	for _, c := range []struct{ question, call, want string }{
+		// "Velora Cycles placed Kestrel Alloys on supplier probation …": 3 parts
+		{"How many parts does the supplier on probation supply?", countParts, "3"},
+		// "The affected product is the Trail 500.": 13 orders, the model's
+		// listing counted
+		{"How many orders were placed for the product affected by the cracked frames?", `{"table":"orders","columns":["order_date"],"where":[{"column":"product","op":"=","value":"Cracked frames"}]}`, "13"},
+		// no sentence names a row: the count stands
+		{"How many parts are there?", countParts, "15"},
+	} {
+		ans := askExample(t, script(actionModel, `{"tool":"select","args":`+c.call+`}`), c.question)
+		if ans.Text != c.want {
+			t.Errorf("%q: answer %q, want %q; steps %+v", c.question, ans.Text, c.want, ans.Steps)
+		}
+	}
+}
+
+func TestNamesOneRow(t *testing.T) {
+	for _, c := range []struct {
+		q, table, column string
+		want             bool
+	}{
+		{"How many parts does the supplier on probation supply?", "parts", "suppliers.name", true},
+		{"How many orders were placed for the product affected by the cracked frames?", "orders", "product", true},
+		{"What are the minimum and maximum ratings of the suppliers?", "parts", "suppliers.name", false},
+		{"What is the highest rating of a supplier?", "parts", "suppliers.name", false},
+		{"What is the name of the part?", "parts", "name", true},
+		{"What is the name of every part?", "parts", "name", false},
+	} {
+		if got := namesOneRow(c.q, c.table, c.column); got != c.want {
+			t.Errorf("namesOneRow(%q, %s, %s) = %v, want %v", c.q, c.table, c.column, got, c.want)
+		}
+	}
+}
