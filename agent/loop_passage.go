@@ -278,6 +278,9 @@ func (r *run) passageAnswer(ctx context.Context) (done bool, err error) {
 	if !allIn(questionNumbers(r.ans.Question), numbersIn(best.text)) {
 		return false, nil // "a rating below 4" is not answered by "a rating below 3.0"
 	}
+	if asksANumber(r.ans.Question, data) && !slices.ContainsFunc(wordNumbers(best.text), func(n string) bool { return !slices.Contains(wordNumbers(r.ans.Question), n) }) {
+		return false, nil // "What is the unit cost of …?" is not answered by a sentence without a number of its own
+	}
 	answer := best.text
 	if yesNoQuestion(r.ans.Question) {
 		if len(best.covered) < len(qw) {
@@ -292,6 +295,55 @@ func (r *run) passageAnswer(ctx context.Context) (done bool, err error) {
 		Citations:  []Citation{{Kind: "chunk", ID: best.chunk, Span: &span}},
 	}
 	return r.answerWith(ctx, aa) // a chunk the answer tool cannot find: left to the model
+}
+
+// wordNumbers are the numbers text writes as words of their own ("240",
+// "1,200", "3.2", "ten"; not the 5 of "TR5" or the 2025 of "QI-2025-04").
+func wordNumbers(text string) []string {
+	var out []string
+	for _, f := range strings.Fields(text) {
+		f = strings.TrimRight(strings.TrimLeft(f, "(\"'"), ".,;:!?)\"'%")
+		if n, err := strconv.ParseFloat(strings.ReplaceAll(f, ",", ""), 64); err == nil {
+			out = append(out, strconv.FormatFloat(n, 'f', -1, 64))
+		} else if i := slices.Index(numberWords, strings.ToLower(f)); i >= 0 {
+			out = append(out, strconv.Itoa(i+1))
+		}
+	}
+	return uniq(out)
+}
+
+// asksANumber reports whether a question asks for a number: a count
+// (countsRows), "how much", or "what is the …" (or "what was the", "what
+// are the") followed, before "of", by every word but a unit of a numeric
+// column's name of a data table ("What is the unit cost of …?":
+// unit_cost_eur).
+func asksANumber(question string, tables []kg.Table) bool {
+	if countsRows(question) || strings.Contains(strings.ToLower(question), "how much") {
+		return true
+	}
+	ws := lowerWords(question)
+	for i := 0; i+2 < len(ws); i++ {
+		if ws[i] != "what" || ws[i+1] != "is" && ws[i+1] != "was" && ws[i+1] != "are" || ws[i+2] != "the" {
+			continue
+		}
+		var noun []string
+		for _, w := range ws[i+3:] {
+			if w == "of" || w == "for" || whStops[w] {
+				break
+			}
+			noun = append(noun, w)
+		}
+		nw := words(strings.Join(noun, " "))
+		for _, t := range tables {
+			for _, c := range t.Columns {
+				cw := slices.DeleteFunc(columnWords(c.Name), func(w string) bool { return slices.Contains(unitWords, w) })
+				if numericType(c.Type) && len(cw) > 0 && sameWords(cw, nw) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // questionPassage is passage for the run's question, looked for once.

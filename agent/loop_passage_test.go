@@ -275,6 +275,10 @@ func TestAgentActionModel_FiltersOnTheValueASentenceNames(t *testing.T) {
 		// "The affected product is the Trail 500.": 13 orders, the model's
 		// listing counted
 		{"How many orders were placed for the product affected by the cracked frames?", `{"table":"orders","columns":["order_date"],"where":[{"column":"product","op":"=","value":"Cracked frames"}]}`, "13"},
+		// the sentence that names the part writes no number: the model is
+		// asked, and its sum on a year copied from the incident's id is
+		// filtered on the part instead (142 EUR)
+		{"What is the unit cost of the part affected by incident QI-2025-04?", `{"table":"parts","where":[{"column":"unit_cost_eur","op":"=","value":"2025"}],"aggregate":{"fn":"sum","column":"unit_cost_eur"}}`, "142"},
 		// no sentence names a row: the count stands
 		{"How many parts are there?", countParts, "15"},
 	} {
@@ -300,5 +304,27 @@ func TestNamesOneRow(t *testing.T) {
 		if got := namesOneRow(c.q, c.table, c.column); got != c.want {
 			t.Errorf("namesOneRow(%q, %s, %s) = %v, want %v", c.q, c.table, c.column, got, c.want)
 		}
+	}
+}
+
+func TestAsksANumber(t *testing.T) {
+	tables := []kg.Table{{Name: "parts", Columns: []kg.Column{{Name: "name", Type: "VARCHAR"}, {Name: "unit_cost_eur", Type: "DOUBLE"}}}}
+	for q, want := range map[string]bool{
+		"What is the unit cost of the part affected by incident QI-2025-04?": true,
+		"How many frames does the fatigue test sample?":                      true,
+		"How much did the frames cost?":                                      true,
+		"What is the name of the part affected by the incident?":             false,
+		"Where is Serra Brakes based?":                                       false,
+	} {
+		if got := asksANumber(q, tables); got != want {
+			t.Errorf("asksANumber(%q) = %v, want %v", q, got, want)
+		}
+	}
+}
+
+func TestWordNumbers(t *testing.T) {
+	got := wordNumbers(`Batch KA-2503-17 contained 240 TR5 frames, "1,200" in all; three cracked (3.0 %).`)
+	if want := []string{"240", "1200", "3"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("wordNumbers = %q, want %q", got, want)
 	}
 }
