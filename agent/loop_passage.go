@@ -254,10 +254,12 @@ func namedTableWords(tables []kg.Table, question string, qw []string, linked map
 // would get a query over the wrong table. The answer is the sentence
 // itself, cited by its chunk and byte span, its confidence the share of
 // the question's content words it names. A sentence naming less than
-// minPassageShare of those words answers nothing, and so does one that
-// does not write every number the question writes but years
-// (questionNumbers: "Which suppliers have a rating below 4?" is not
-// answered by "a supplier with a rating below 3.0 cannot …"). done
+// minPassageShare of those words answers nothing, nor does one that does
+// not write every number the question writes but years (questionNumbers:
+// "Which suppliers have a rating below 4?" is not answered by "a supplier
+// with a rating below 3.0 cannot …"), one that does not name what a
+// "which" question asks for (namesWhatIsAsked), or one without a number
+// of its own for a question that asks for a number (asksANumber). done
 // reports whether the question ended. A question asked for yes or no
 // (yesNoQuestion) is answered only by a sentence that names every content
 // word of it: "Yes", or "No" when one of the two says "not" and the other
@@ -278,6 +280,9 @@ func (r *run) passageAnswer(ctx context.Context) (done bool, err error) {
 	if !allIn(questionNumbers(r.ans.Question), numbersIn(best.text)) {
 		return false, nil // "a rating below 4" is not answered by "a rating below 3.0"
 	}
+	if ok, err := r.namesWhatIsAsked(ctx, data, best.text); err != nil || !ok {
+		return false, err // "Which supplier …?" is not answered by a sentence that names no supplier
+	}
 	if asksANumber(r.ans.Question, data) && !slices.ContainsFunc(wordNumbers(best.text), func(n string) bool { return !slices.Contains(wordNumbers(r.ans.Question), n) }) {
 		return false, nil // "What is the unit cost of …?" is not answered by a sentence without a number of its own
 	}
@@ -295,6 +300,41 @@ func (r *run) passageAnswer(ctx context.Context) (done bool, err error) {
 		Citations:  []Citation{{Kind: "chunk", ID: best.chunk, Span: &span}},
 	}
 	return r.answerWith(ctx, aa) // a chunk the answer tool cannot find: left to the model
+}
+
+// namesWhatIsAsked reports whether a sentence can answer what a "which"
+// or "what" question asks for: when the noun after it (whNoun), or its
+// first words, names a data table (whTable: "Which supplier makes …?"),
+// the sentence must write whole a value of that table the question does
+// not write (a supplier's name); a noun that names no table ("In which
+// city …?") asks for nothing the tables can check.
+func (r *run) namesWhatIsAsked(ctx context.Context, data []kg.Table, sentence string) (bool, error) {
+	if r.schema == nil {
+		r.schema = selectSchema(data)
+	}
+	noun, name := whNoun(r.ans.Question), ""
+	for k := len(noun); k > 0 && name == ""; k-- {
+		name = whTable(noun[:k], r.schema) // "Which supplier makes …": supplier
+	}
+	if name == "" {
+		return true, nil
+	}
+	i := slices.IndexFunc(data, func(t kg.Table) bool { return t.Name == name })
+	if i < 0 {
+		return true, nil
+	}
+	inSentence, err := r.a.tools.linkValues(ctx, data[i:i+1], sentence)
+	if err != nil {
+		return false, err
+	}
+	for _, c := range data[i].Columns {
+		for _, v := range inSentence[linkKey(name, c.Name)] {
+			if namedWhole(sentence, v) && !namedWhole(r.ans.Question, v) {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
 }
 
 // wordNumbers are the numbers text writes as words of their own ("240",

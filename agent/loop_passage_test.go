@@ -328,3 +328,36 @@ func TestWordNumbers(t *testing.T) {
 		t.Errorf("wordNumbers = %q, want %q", got, want)
 	}
 }
+
+// "Which supplier …?" is not answered by a sentence that names no
+// supplier; "In which city …?" asks for nothing the tables hold.
+func TestNamesWhatIsAsked(t *testing.T) {
+	a, err := New(context.Background(), script(actionModel), exampleBundle(t), Options{Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Close() })
+	data, err := a.tools.b.Tables()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		question, sentence string
+		want               bool
+	}{
+		{"Which supplier makes the frame of the Volt E8?", "The Volt E8 uses the Aluminium frame VE8.", false},
+		{"Which supplier makes the frame of the Volt E8?", "Kestrel Alloys supplies the Aluminium frame VE8 to the Brno plant.", true},
+		// the supplier the question names is no answer
+		{"Which supplier does Kestrel Alloys work with?", "Kestrel Alloys supplies the Aluminium frame VE8 to the Brno plant.", false},
+		{"In which city is Serra Brakes based?", "Serra Brakes is based in Bilbao, Spain.", true},
+	} {
+		r := &run{a: a, ans: Answer{Question: c.question}}
+		got, err := r.namesWhatIsAsked(context.Background(), data, c.sentence)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != c.want {
+			t.Errorf("namesWhatIsAsked(%q, %q) = %v, want %v", c.question, c.sentence, got, c.want)
+		}
+	}
+}
