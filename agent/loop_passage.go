@@ -207,10 +207,12 @@ func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
 // namedTableWords are the content words qw of a question that the data
-// tables name as the question does: a table's or a column's name, or a
+// tables name as the question does: a table's or a column's name, a
 // value (a sample, a value linked to the question) the question writes
-// whole or shares minGroundWords words with. A value that shares one word
-// ("City 300" for "In which city …") does not name it.
+// whole or shares minGroundWords words with, or a word two values of one
+// column hold (the "area" of "On or near Parking Area" and "On or near
+// Sports Area": a kind of value the column holds). One value that shares
+// one word ("City 300" for "In which city …") does not name it.
 func namedTableWords(tables []kg.Table, question string, qw []string, linked map[string][]string) []string {
 	named := map[string]bool{}
 	add := func(text string) {
@@ -219,20 +221,23 @@ func namedTableWords(tables []kg.Table, question string, qw []string, linked map
 		}
 	}
 	all := uniq(words(question))
-	value := func(v string) {
-		if namedWhole(question, v) || sharedWords(all, v) >= minGroundWords {
-			add(v)
-		}
-	}
 	for _, t := range tables {
 		add(t.Name)
 		for _, c := range t.Columns {
 			add(c.Name)
-			for _, v := range c.Samples {
-				value(v)
+			held := map[string]int{} // a word → the values of the column that hold it
+			for _, v := range uniq(append(slices.Clone(c.Samples), linked[linkKey(t.Name, c.Name)]...)) {
+				if namedWhole(question, v) || sharedWords(all, v) >= minGroundWords {
+					add(v)
+				}
+				for _, w := range uniq(words(v)) {
+					held[w]++
+				}
 			}
-			for _, v := range linked[linkKey(t.Name, c.Name)] {
-				value(v)
+			for w, n := range held {
+				if n >= 2 {
+					named[w] = true // a kind of value the column holds ("… Area" of many locations)
+				}
 			}
 		}
 	}

@@ -99,14 +99,19 @@ func TestSentenceSpans(t *testing.T) {
 
 func TestNamedTableWords(t *testing.T) {
 	tables := []kg.Table{{Name: "purchase_orders", Columns: []kg.Column{{Name: "supplierId", Samples: []string{"Kestrel Alloys", "City 300"}}, {Name: "qty"}}}}
-	linked := map[string][]string{linkKey("purchase_orders", "supplierId"): {"Tagus Composites", "Porto City Bikes"}}
+	linked := map[string][]string{linkKey("purchase_orders", "supplierId"): {"Tagus Composites"}}
 	q := "How many purchase orders in the city went to Tagus Composites or to the supplier on probation?"
 	got := namedTableWords(tables, q, questionWords(q), linked)
-	// "city": only "City 300" and "Porto City Bikes" hold it, values the
-	// question does not name
+	// "city": only "City 300" holds it, a value the question does not name
 	want := []string{"purchase", "order", "tagu", "composite", "supplier"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("namedTableWords = %q, want %q", got, want)
+	}
+	// two values of a column hold "area": a kind of value it holds
+	crimes := []kg.Table{{Name: "crimes", Columns: []kg.Column{{Name: "Location", Samples: []string{"On or near Parking Area", "On or near Sports Area"}}}}}
+	q = "Which area do most of the crimes happen?"
+	if got := namedTableWords(crimes, q, questionWords(q), nil); !reflect.DeepEqual(got, []string{"area", "crime"}) {
+		t.Errorf("namedTableWords = %q, want area and crime", got)
 	}
 }
 
