@@ -343,11 +343,12 @@ func (r *run) namesWhatIsAsked(ctx context.Context, data []kg.Table, sentence st
 }
 
 // wordNumbers are the numbers text writes as words of their own ("240",
-// "1,200", "3.2", "ten"; not the 5 of "TR5" or the 2025 of "QI-2025-04").
+// "1,200", "3.2", "$72.3", "ten"; not the 5 of "TR5" or the 2025 of
+// "QI-2025-04").
 func wordNumbers(text string) []string {
 	var out []string
 	for _, f := range strings.Fields(text) {
-		f = strings.TrimRight(strings.TrimLeft(f, "(\"'"), ".,;:!?)\"'%")
+		f = strings.TrimRight(strings.TrimLeft(f, "(\"'$€£¥-−"), ".,;:!?)\"'%")
 		if n, err := strconv.ParseFloat(strings.ReplaceAll(f, ",", ""), 64); err == nil {
 			out = append(out, strconv.FormatFloat(n, 'f', -1, 64))
 		} else if i := slices.Index(numberWords, strings.ToLower(f)); i >= 0 {

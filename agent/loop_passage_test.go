@@ -328,8 +328,8 @@ func TestAsksANumber(t *testing.T) {
 }
 
 func TestWordNumbers(t *testing.T) {
-	got := wordNumbers(`Batch KA-2503-17 contained 240 TR5 frames, "1,200" in all; three cracked (3.0 %).`)
-	if want := []string{"240", "1200", "3"}; !reflect.DeepEqual(got, want) {
+	got := wordNumbers(`Batch KA-2503-17 contained 240 TR5 frames, "1,200" in all; three cracked (3.0 %) for $72.3 million and €39,000.`)
+	if want := []string{"240", "1200", "3", "72.3", "39000"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("wordNumbers = %q, want %q", got, want)
 	}
 }
