@@ -437,12 +437,12 @@ func questionEqualities(question string, columns []string, types map[string]stri
 			continue
 		}
 		next := words(strings.Join(toks[i+1:min(len(toks), i+3)], " "))
-		col := oneColumn(columns, func(col string) bool {
+		col, _ := oneColumn(columns, func(col string) bool {
 			cw := columnWords(col)
 			return numericType(types[col]) && len(cw) > 0 && len(cw) <= len(next) && slices.Equal(cw, next[:len(cw)])
 		})
 		if col == "" && n == float64(int(n)) && n >= 1900 && n <= 2099 && slices.Contains(yearWords, prev) {
-			col = oneColumn(columns, func(col string) bool {
+			col, _ = oneColumn(columns, func(col string) bool {
 				return numericType(types[col]) && slices.Equal(columnWords(col), []string{"year"})
 			})
 		}
@@ -454,8 +454,9 @@ func questionEqualities(question string, columns []string, types map[string]stri
 }
 
 // oneColumn returns the one column of columns that fits, the table's own
-// before a joined one; "" when none or several do.
-func oneColumn(columns []string, fits func(col string) bool) string {
+// before a joined one; "" when none or several do. some reports whether
+// any fits.
+func oneColumn(columns []string, fits func(col string) bool) (col string, some bool) {
 	var own, joined []string
 	for _, col := range columns {
 		switch {
@@ -468,11 +469,11 @@ func oneColumn(columns []string, fits func(col string) bool) string {
 	}
 	switch {
 	case len(own) == 1:
-		return own[0]
+		return own[0], true
 	case len(own) == 0 && len(joined) == 1:
-		return joined[0]
+		return joined[0], true
 	}
-	return ""
+	return "", len(own)+len(joined) > 0
 }
 
 func allIn(ws, in []string) bool {

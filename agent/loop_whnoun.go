@@ -65,24 +65,11 @@ func sameWords(a, b []string) bool {
 // (identifierName: "part_id" for "which part") is no answer to "which".
 func whColumn(noun, columns []string) string {
 	for k := len(noun); k > 0; k-- {
-		var own, joined []string
-		for _, col := range columns {
-			if identifierName(columnName(col)) || !sameWords(columnWords(col), noun[:k]) {
-				continue
-			}
-			if strings.Contains(col, ".") {
-				joined = append(joined, col)
-			} else {
-				own = append(own, col)
-			}
-		}
-		switch {
-		case len(own) == 1:
-			return own[0]
-		case len(own) == 0 && len(joined) == 1:
-			return joined[0]
-		case len(own)+len(joined) > 0:
-			return "" // several columns fit: none is the one
+		col, some := oneColumn(columns, func(col string) bool {
+			return !identifierName(columnName(col)) && sameWords(columnWords(col), noun[:k])
+		})
+		if some {
+			return col // "" when several fit: none is the one
 		}
 	}
 	return ""
