@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -104,25 +103,19 @@ func (r *run) shareAnswer(ctx context.Context, args json.RawMessage, rows [][]st
 	return pct + " % (" + formatNumber(part) + " of " + formatNumber(whole) + ")", true, nil
 }
 
-// oneNumber runs the typed query m as a step of kgforge's own and reads
-// its one cell as a number; ok is false when it fails or holds no number
-// (NULL, the sum of no rows, is 0).
+// oneNumber runs the typed query m as a step of kgforge's own (rerunIf,
+// taking a result of one cell) and reads that cell as a number; ok is
+// false when it fails or holds no number (NULL, the sum of no rows, is 0).
 func (r *run) oneNumber(ctx context.Context, m map[string]any) (v float64, ok bool, err error) {
 	raw, err := json.Marshal(m)
 	if err != nil {
 		return 0, false, err
 	}
-	res, err := r.a.tools.Call(ctx, ToolSelect, raw)
-	if ce := (*CallError)(nil); errors.As(err, &ce) {
-		return 0, false, nil
-	} else if err != nil {
+	ran, res, err := r.rerunIf(ctx, raw, func(rows [][]string) bool { return len(rows) == 1 && len(rows[0]) == 1 })
+	if err != nil || ran == nil {
 		return 0, false, err
 	}
-	_, rows, isRows := ResultRows(res)
-	if !isRows || len(rows) != 1 || len(rows[0]) != 1 {
-		return 0, false, nil
-	}
-	r.record(Step{Tool: ToolSelect, Args: raw, Result: res, By: StepByKgforge})
+	_, rows, _ := ResultRows(res)
 	v, ok = cellNumber(rows[0][0])
 	return v, ok, nil
 }
