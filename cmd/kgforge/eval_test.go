@@ -80,16 +80,21 @@ func TestExampleQuestionsGoldSQL(t *testing.T) {
 
 // devQuestions are kgforge's own development questions over the example
 // (bench/bikecodev), not the example's test.
-const devQuestions = "../../bench/bikecodev/questions.yaml"
+var devQuestions = []string{
+	"../../bench/bikecodev/questions.yaml",
+	"../../bench/bikecodev/fresh.yaml",
+}
 
 // The development questions' gold answers are what their SQL gives on a
 // fresh build, as the example's are.
 func TestDevQuestionsGoldSQL(t *testing.T) {
-	set, err := eval.LoadQuestions(devQuestions)
-	if err != nil {
-		t.Fatal(err)
+	for _, file := range devQuestions {
+		set, err := eval.LoadQuestions(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(set.Name, func(t *testing.T) { checkGoldSQL(t, set) })
 	}
-	checkGoldSQL(t, set)
 }
 
 // checkGoldSQL runs each question's gold SQL over a build of the example
