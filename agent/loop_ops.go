@@ -380,9 +380,10 @@ func questionComparisons(question string, columns []string, types map[string]str
 		}
 		near := uniq(words(strings.Join(toks[max(0, i-comparisonBefore):min(len(toks), i+1+comparisonAfter)], " ")))
 		found := ""
+		rawNear := lowerWords(strings.Join(toks[max(0, i-comparisonBefore):i], " "))
 		for _, col := range columns {
-			if !numericType(types[col]) {
-				continue
+			if !numericType(types[col]) || identifierName(columnName(col)) && !slices.Contains(rawNear, "id") {
+				continue // "farms with more than 5000 horses" compares no Farm_ID
 			}
 			cw := words(columnName(col))
 			if len(cw) == 0 || !allIn(cw, near) {
@@ -394,11 +395,30 @@ func questionComparisons(question string, columns []string, types map[string]str
 			}
 			found = col
 		}
+		if found == "" {
+			found = headColumn(near, columns, types)
+		}
 		if found != "" {
 			out = append(out, comparison{found, op, v})
 		}
 	}
 	return out
+}
+
+// headColumn returns the one numeric column, no identifier, whose name's
+// last word but a unit (unitWords) is among near, the table's own before
+// a joined one (oneColumn): "parts cost more than 100 euros" compares
+// unit_cost_eur, where no column's every word is near. "" when none or
+// several fit.
+func headColumn(near, columns []string, types map[string]string) string {
+	col, _ := oneColumn(columns, func(col string) bool {
+		if !numericType(types[col]) || identifierName(columnName(col)) {
+			return false
+		}
+		cw := slices.DeleteFunc(columnWords(col), func(w string) bool { return slices.Contains(unitWords, w) })
+		return len(cw) > 0 && slices.Contains(near, cw[len(cw)-1])
+	})
+	return col
 }
 
 // takeWords before a number make it a count of rows to take ("the top 3

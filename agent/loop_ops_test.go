@@ -155,6 +155,34 @@ func TestQuestionComparisons(t *testing.T) {
 			}
 		}
 	}
+	// the last word of a column's name but its unit, where no column's
+	// every word is near; two such columns are none
+	parts := []string{"part_id", "name", "unit_cost_eur", "suppliers.rating"}
+	partTypes := map[string]string{"part_id": "VARCHAR", "name": "VARCHAR", "unit_cost_eur": "DOUBLE", "suppliers.rating": "DOUBLE"}
+	farm := []string{"Farm_ID", "Total_Horses", "Working_Horses"}
+	farmTypes := map[string]string{"Farm_ID": "BIGINT", "Total_Horses": "DOUBLE", "Working_Horses": "DOUBLE"}
+	for _, tt := range []struct {
+		q     string
+		cols  []string
+		types map[string]string
+		want  []comparison
+	}{
+		{"How many parts cost more than 100 euros?", parts, partTypes, []comparison{{"unit_cost_eur", ">", "100"}}},
+		{"Which parts have a unit cost below 20?", parts, partTypes, []comparison{{"unit_cost_eur", "<", "20"}}},
+		{"How many farms have more than 5000 horses?", farm, farmTypes, nil},
+		{"How many parts cost more than 100 euros?", append(parts, "purchase_orders.unit_cost_eur"), map[string]string{"unit_cost_eur": "DOUBLE", "purchase_orders.unit_cost_eur": "DOUBLE"}, []comparison{{"unit_cost_eur", ">", "100"}}},
+	} {
+		got := questionComparisons(tt.q, tt.cols, tt.types)
+		if len(got) != len(tt.want) {
+			t.Errorf("%q: %+v, want %+v", tt.q, got, tt.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != tt.want[i] {
+				t.Errorf("%q: %+v, want %+v", tt.q, got, tt.want)
+			}
+		}
+	}
 }
 
 // TestAgentActionModel_AddsTheComparisonTheQuestionStates: a count over

@@ -75,13 +75,27 @@ func whColumn(noun, columns []string) string {
 	return ""
 }
 
+// verbColumn returns the numeric column a question asks for with the
+// verb it ends on ("What does the Sport saddle cost?": unit_cost_eur):
+// for a question that opens with "what" or "how" and asks with do, does
+// or did, the one column whose name's last word but a unit is that verb
+// (headColumn); "" when none or several fit.
+func verbColumn(question string, columns []string, types map[string]string) string {
+	ws := lowerWords(question)
+	if len(ws) < 4 || ws[0] != "what" && ws[0] != "how" || !slices.ContainsFunc(ws[1:3], func(w string) bool { return w == "do" || w == "does" || w == "did" }) {
+		return ""
+	}
+	return headColumn(words(ws[len(ws)-1]), columns, types)
+}
+
 // answerColumn repairs the column a lookup answers with, by the noun the
 // question asks for: "In which country is the supplier of the 48V battery
 // pack based?" selected the supplier's name, where the question asks for
 // a country. When a plain typed query (no aggregate or grouping) of one
 // column has rows and the words after the question's "which" or "what"
 // (whNoun) name another column the query's table offers, its own or one
-// join away (whColumn), kgforge runs the query again selecting that
+// join away (whColumn), or the verb it ends on names a number
+// (verbColumn: "What does the Sport saddle cost?"), kgforge runs the query again selecting that
 // column, as a step of its own (Step.By). A column the query filters on
 // with = is not taken (its value is in the question already). chosen is
 // that query, nil when none.
@@ -94,6 +108,11 @@ func (r *run) answerColumn(ctx context.Context, args json.RawMessage, out string
 		return nil, "", nil
 	}
 	col := whColumn(whNoun(r.ans.Question), columns)
+	if col == "" {
+		if _, t := r.queryTable(args); t != nil {
+			col = verbColumn(r.ans.Question, columns, t.types)
+		}
+	}
 	if col == "" || col == c.Columns[0] {
 		return nil, "", nil
 	}
@@ -572,4 +591,38 @@ func (r *run) valueTable(ctx context.Context, args json.RawMessage) (moved json.
 		"where":     []map[string]string{{"column": fit[0].column, "op": "=", "value": fit[0].value}},
 		"aggregate": agg,
 	})
+}
+
+// countRows repairs a lookup for a question that asks how many rows:
+// "How many suppliers are based in Portugal?" listed the names of the
+// Portuguese suppliers. When a plain typed query (no aggregate or group)
+// selects no number other than a key, and what the question counts
+// (countNoun) names the query's own table (whTable), kgforge runs it
+// again as the count of its rows — its filters kept, its order and cut
+// dropped — as a step of its own (Step.By). A lookup of a number ("How
+// many seats does the arena have?" selecting Capacity) stands. counted
+// is that query, nil when none.
+func (r *run) countRows(ctx context.Context, args json.RawMessage) (counted json.RawMessage, result string, err error) {
+	c, t := r.queryTable(args)
+	if t == nil || c.Aggregate != nil || len(c.GroupBy) > 0 || len(t.columns) == 0 {
+		return nil, "", nil
+	}
+	if whTable(countNoun(r.ans.Question), r.schema) != c.Table {
+		return nil, "", nil
+	}
+	dt := r.dataTable(c.Table)
+	for _, col := range c.Columns {
+		if numericType(t.types[col]) && !identifierName(columnName(col)) && (dt == nil || !slices.Contains(dt.PrimaryKeys, col)) {
+			return nil, "", nil
+		}
+	}
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return nil, "", nil
+	}
+	for _, k := range []string{"columns", "order_by", "limit"} {
+		delete(m, k)
+	}
+	m["aggregate"] = map[string]any{"fn": "count", "column": t.columns[0]}
+	return r.rerun(ctx, m)
 }

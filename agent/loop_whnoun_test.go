@@ -80,6 +80,19 @@ func TestAgentActionModel_AnswersWithWhatTheQuestionAsksFor(t *testing.T) {
 			`{"table":"parts","columns":["suppliers.name"],"where":[{"column":"name","op":"=","value":"Aluminium frame TR5"}]}`,
 			"", "Kestrel Alloys",
 		},
+		// the verb the question ends on names the number it asks for
+		{
+			"What does the Sport saddle cost?",
+			`{"table":"parts","columns":["name"],"where":[{"column":"name","op":"=","value":"Sport saddle"}]}`,
+			`{"columns":["unit_cost_eur"],"table":"parts","where":[{"column":"name","op":"=","value":"Sport saddle"}]}`,
+			"18.5",
+		},
+		// a verb that names no number: the lookup stands
+		{
+			"What does Kestrel Alloys supply?",
+			`{"table":"parts","columns":["name"],"where":[{"column":"suppliers.name","op":"=","value":"Kestrel Alloys"}]}`,
+			"", "Aluminium frame TR5",
+		},
 		// the country is the filter's: the question writes it
 		{
 			"Which country is Serra Brakes from, Spain?",
@@ -382,6 +395,32 @@ func TestAgentActionModel_AggregatesTheTableThatHoldsTheValue(t *testing.T) {
 			t.Errorf("%q: kgforge ran %s, want a query of %s", c.question, step.Args, c.table)
 		}
 		if ans.Text != c.answer {
+			t.Errorf("%q: answer %q, want %q", c.question, ans.Text, c.answer)
+		}
+	}
+}
+
+// A lookup of the rows a "how many" question counts by its table's name
+// becomes their count; a lookup of a number stands.
+func TestAgentActionModel_CountsTheRowsTheQuestionCounts(t *testing.T) {
+	for _, c := range []struct {
+		question, call string
+		count          bool
+		answer         string
+	}{
+		{"How many suppliers are based in Portugal?", `{"table":"suppliers","columns":["name"],"where":[{"column":"country","op":"=","value":"Portugal"}]}`, true, "1"},
+		{"How many parts does Kestrel Alloys supply?", `{"table":"parts","columns":["part_id"],"where":[{"column":"suppliers.name","op":"=","value":"Kestrel Alloys"}],"limit":1}`, true, "3"},
+		// the count of another table's rows is not this lookup's
+		{"How many parts are there?", `{"table":"suppliers","columns":["name"]}`, false, ""},
+		// a number looked up: "How many" asks for the number itself
+		{"How many orders' worth of bicycles did order O-1002 hold?", `{"table":"orders","columns":["quantity"],"where":[{"column":"order_id","op":"=","value":"O-1002"}]}`, false, "120"},
+	} {
+		step, ans := askRepaired(t, c.question, c.call)
+		got, ok := repairedQuery(t, c.question, step, ans, c.count)
+		if ok && (got.Aggregate == nil || got.Aggregate.Fn != "count" || got.Limit != 0) {
+			t.Errorf("%q: kgforge ran %s, want the count of the rows", c.question, step.Args)
+		}
+		if c.answer != "" && ans.Text != c.answer {
 			t.Errorf("%q: answer %q, want %q", c.question, ans.Text, c.answer)
 		}
 	}

@@ -156,47 +156,63 @@ func yesOrNo(yes bool) string {
 	return "No"
 }
 
-// filterEveryValue repairs the query of a question asked for yes or no
-// that filters on some of the values the question writes but not all:
-// "Is Kestrel Alloys based in Spain?" written as the suppliers whose
-// country is Spain, which are some, and "Yes". For a yes-or-no question
-// (yesNoQuestion) and a typed query without a group, each value the
-// question writes whole of a column the query's table offers
-// (namedValues, the longest for a column, a value once) on a column the
-// query neither filters nor selects becomes a filter (=), and kgforge runs
-// it as a step of its own (Step.By), a result with no row included: that
-// none matches is the answer "No". filtered is that query, nil when none.
+// filterEveryValue repairs a query that filters on some of the values the
+// question writes but not all: "Is Kestrel Alloys based in Spain?"
+// written as the suppliers whose country is Spain, which are some, and
+// "Yes"; "How many Volt E8 orders were shipped?" counted every Volt E8
+// order. For a question asked for yes or no (yesNoQuestion), or a typed
+// aggregate with a filter (addFilter takes one without), and no group,
+// each value the question writes whole of a column the query's table
+// offers (namedValues, the longest for a column, a value once) on a
+// column the query neither filters nor selects becomes a filter (=), and
+// kgforge runs it as a step of its own (Step.By), a result with no row
+// included: that none matches is the answer "No", or 0. A yes-or-no
+// question's sum, average, maximum or minimum per group ("Does Serra
+// Brakes have a rating above 4.5?" written as each supplier's summed
+// rating) is first read as the lookup of the group's rows and the
+// aggregated column. filtered is that query, nil when none.
 func (r *run) filterEveryValue(ctx context.Context, args json.RawMessage) (filtered json.RawMessage, result string, err error) {
-	if !yesNoQuestion(r.ans.Question) {
-		return nil, "", nil
-	}
 	c, t := r.queryTable(args)
-	if t == nil || len(c.GroupBy) > 0 {
+	if t == nil {
 		return nil, "", nil
 	}
-	used := map[string]bool{}
-	for _, w := range c.Where {
-		used[w.Column] = true
-	}
-	for _, col := range c.Columns {
-		used[col] = true
-	}
+	yesNo, changed := yesNoQuestion(r.ans.Question), false
 	var m map[string]any
 	if json.Unmarshal(args, &m) != nil {
 		return nil, "", nil
 	}
+	switch {
+	case yesNo && len(c.GroupBy) > 0 && c.Aggregate != nil && c.Aggregate.Fn != "count" && c.Aggregate.Fn != "count_distinct" && c.Having == nil:
+		cols := slices.Clone(c.GroupBy)
+		if !slices.Contains(cols, c.Aggregate.Column) {
+			cols = append(cols, c.Aggregate.Column)
+		}
+		for _, k := range []string{"group_by", "aggregate", "order_by", "limit"} {
+			delete(m, k)
+		}
+		m["columns"] = cols
+		c.Columns, c.GroupBy, c.Aggregate = cols, nil, nil
+		changed = true // the group's rows, whether or not a filter is added
+	case len(c.GroupBy) > 0 || !yesNo && (c.Aggregate == nil || len(c.Where) == 0):
+		return nil, "", nil
+	}
+	used, taken := map[string]bool{}, map[string]bool{}
+	for _, w := range c.Where {
+		used[w.Column], taken[strings.ToLower(strings.TrimSpace(w.Value))] = true, true
+	}
+	for _, col := range c.Columns {
+		used[col] = true
+	}
 	where, _ := m["where"].([]any)
-	taken := map[string]bool{}
-	added := false
 	for _, n := range r.namedValues(c.Table, t.columns) {
 		if used[n.column] || taken[strings.ToLower(n.value)] {
 			continue
 		}
 		used[n.column], taken[strings.ToLower(n.value)] = true, true
 		where = append(where, map[string]any{"column": n.column, "op": "=", "value": n.value})
-		added = true
+		changed = true
 	}
-	if !added {
+	if !changed {
 		return nil, "", nil
 	}
 	m["where"] = where

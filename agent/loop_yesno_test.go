@@ -32,6 +32,10 @@ func TestAgentActionModel_AnswersYesOrNo(t *testing.T) {
 		{"Are there any suppliers in Spain?", countIn("Spain"), "Yes"},
 		{"Does Kestrel Alloys supply more than 2 parts?", kestrelParts, "Yes"},
 		{"Does Kestrel Alloys supply more than 3 parts?", kestrelParts, "No"},
+		// a sum per group read as the lookup of the groups' rows (Serra
+		// Brakes 4.0, Lumen Cell Systems 4.5, Danubia Wheelworks 4.6)
+		{"Does Serra Brakes have a rating above 4.5?", `{"table":"suppliers","columns":["name"],"group_by":["name"],"aggregate":{"fn":"sum","column":"rating"},"where":[{"column":"rating","op":">","value":"4.5"}]}`, "No"},
+		{"Does Danubia Wheelworks have a rating above 4.5?", `{"table":"suppliers","columns":["name"],"group_by":["name"],"aggregate":{"fn":"sum","column":"rating"},"where":[{"column":"rating","op":">","value":"4.5"}]}`, "Yes"},
 		// not a yes-or-no question
 		{"Which supplier is based in Spain?", `{"table":"suppliers","columns":["name"],"where":[{"column":"country","op":"=","value":"Spain"}]}`, ""},
 	} {
@@ -93,6 +97,33 @@ func TestNegated(t *testing.T) {
 	} {
 		if got := negated(text); got != want {
 			t.Errorf("negated(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// An aggregate with a filter gets a filter on each other value the
+// question writes (filterEveryValue); one without is addFilter's.
+func TestAgentActionModel_FiltersAnAggregateOnEveryValue(t *testing.T) {
+	voltCount := `{"table":"orders","where":[{"column":"product","op":"=","value":"Volt E8"}],"aggregate":{"fn":"count","column":"order_id"}}`
+	for _, c := range []struct {
+		question, call string
+		filters        int // the filters of kgforge's query; 0 when the model's stands
+		answer         string
+	}{
+		// 11 Volt E8 orders, 4 of them shipped
+		{"How many Volt E8 orders were shipped?", voltCount, 2, "4"},
+		// no other value written: the count stands
+		{"How many Volt E8 orders are there?", voltCount, 0, "11"},
+		// a value of a column the query filters already is left alone
+		{"How many orders of the Volt E8 or the City 300 are there?", voltCount, 0, "11"},
+	} {
+		step, ans := askRepaired(t, c.question, c.call)
+		got, ok := repairedQuery(t, c.question, step, ans, c.filters > 0)
+		if ok && len(got.Where) != c.filters {
+			t.Errorf("%q: kgforge ran %s, want %d filters", c.question, step.Args, c.filters)
+		}
+		if ans.Text != c.answer {
+			t.Errorf("%q: answer %q, want %q", c.question, ans.Text, c.answer)
 		}
 	}
 }
