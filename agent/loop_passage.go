@@ -35,6 +35,7 @@ type passage struct {
 	span    kg.Span // the sentence's bytes in its source
 	text    string
 	covered []string // the question's content words the sentence names
+	context string   // the text of the sentence's chunk
 }
 
 // found reports whether a sentence names any content word of the question.
@@ -119,7 +120,7 @@ func (t *Toolbox) passages(ctx context.Context, question string) ([]passage, err
 				}
 			}
 			if len(covered) > 0 {
-				all = append(all, ranked{passage{chunk: r[0], span: kg.Span{Start: start + s.Start, End: start + s.End}, text: text, covered: covered}, read})
+				all = append(all, ranked{passage{chunk: r[0], span: kg.Span{Start: start + s.Start, End: start + s.End}, text: text, covered: covered, context: r[1]}, read})
 			}
 		}
 	}
@@ -262,7 +263,8 @@ func namedTableWords(tables []kg.Table, question string, qw []string, linked map
 // minPassageShare of those words answers nothing, nor does one that does
 // not write every number the question writes but years (questionNumbers:
 // "Which suppliers have a rating below 4?" is not answered by "a supplier
-// with a rating below 3.0 cannot …"), one that does not name what a
+// with a rating below 3.0 cannot …"), one whose chunk does not write a
+// code the question writes (questionCodes: "QI-2025-04"), one that does not name what a
 // "which" question asks for (namesWhatIsAsked), or one without a number
 // of its own for a question that asks for a number (asksANumber). done
 // reports whether the question ended. A question asked for yes or no
@@ -284,6 +286,13 @@ func (r *run) passageAnswer(ctx context.Context) (done bool, err error) {
 	}
 	if !allIn(questionNumbers(r.ans.Question), numbersIn(best.text)) {
 		return false, nil // "a rating below 4" is not answered by "a rating below 3.0"
+	}
+	if slices.ContainsFunc(questionCodes(r.ans.Question), func(code string) bool {
+		return !strings.Contains(strings.ToLower(best.context), strings.ToLower(code))
+	}) {
+		// A code the question writes is in the sentence's chunk: "Ana Ferreira opened this
+		// incident report" answers for the report its heading names, QI-2025-04.
+		return false, nil
 	}
 	if ok, err := r.namesWhatIsAsked(ctx, data, best.text); err != nil || !ok {
 		return false, err // "Which supplier …?" is not answered by a sentence that names no supplier
@@ -667,10 +676,29 @@ func numbersIn(text string) []string {
 	return uniq(out)
 }
 
+// questionCodes are the words of a question that write letters and
+// digits together: codes and ids ("QI-2025-04", "P012"), trimmed of
+// punctuation around them.
+func questionCodes(question string) []string {
+	var out []string
+	for _, f := range strings.Fields(question) {
+		f = strings.Trim(f, ".,;:?!\"'()[]")
+		if strings.ContainsFunc(f, unicode.IsLetter) && strings.ContainsFunc(f, unicode.IsDigit) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // questionNumbers are the numbers of a question (numbersIn) a sentence
 // that answers it must write: a year (1900 to 2099) is left out, since a
-// report's sentence often speaks of its own year without writing it.
+// report's sentence often speaks of its own year without writing it, and
+// so are the digits of a code (questionCodes: "QI-2025-04"), which the
+// sentence's chunk must write whole instead (passageAnswer).
 func questionNumbers(question string) []string {
+	for _, code := range questionCodes(question) {
+		question = strings.ReplaceAll(question, code, " ")
+	}
 	var out []string
 	for _, n := range numbersIn(question) {
 		if y, err := strconv.Atoi(n); err == nil && y >= 1900 && y <= 2099 {

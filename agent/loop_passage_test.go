@@ -41,6 +41,20 @@ func TestAgentActionModel_AnswersFromTheSentenceThatNamesTheQuestion(t *testing.
 		t.Errorf("steps %+v, want kgforge's answer alone", ans.Steps)
 	}
 
+	// A code the question writes is in the sentence's chunk, under the
+	// heading that names the report; the sentence says "this incident report".
+	m = script(actionModel)
+	ans = askExample(t, m, "Who opened the incident report QI-2025-04?")
+	if !ans.Answered || !strings.HasPrefix(ans.Text, "Ana Ferreira opened this incident report") || ans.Tokens.Turns != 0 {
+		t.Errorf("answer %q (answered %v, %d turns), want the sentence that names who opened it", ans.Text, ans.Answered, ans.Tokens.Turns)
+	}
+	// a code no chunk of that sentence writes: the model is asked
+	m = script(actionModel, `{"tool":"select","args":{"table":"orders","columns":["customer"],"where":[{"column":"order_id","op":"=","value":"O-1002"}]}}`)
+	ans = askExample(t, m, "Who opened the incident report QI-2031-07?")
+	if ans.Tokens.Turns != 1 {
+		t.Errorf("answer %q after %d turns, want the model asked", ans.Text, ans.Tokens.Turns)
+	}
+
 	// "Brno" is in a sentence, but the tables name the parts and the plant.
 	m = script(actionModel, `{"tool":"select","args":{"table":"parts","columns":["name"],"where":[{"column":"plant","op":"=","value":"Brno"}]}}`)
 	ans = askExample(t, m, "Which parts are made in Brno?")
@@ -256,6 +270,12 @@ func TestNumbersIn(t *testing.T) {
 	}
 	if got := questionNumbers("What share of the 10 largest customers in 2019 is above 2,500?"); !slices.Equal(got, []string{"10", "2500"}) {
 		t.Errorf("questionNumbers = %q, want 10 and 2500 without the year", got)
+	}
+	if got := questionNumbers("Who opened report QI-2025-04 for the 3 batches?"); !slices.Equal(got, []string{"3"}) {
+		t.Errorf("questionNumbers = %q, want 3 without the code's digits", got)
+	}
+	if got := questionCodes("Who opened report QI-2025-04 (part P012)?"); !slices.Equal(got, []string{"QI-2025-04", "P012"}) {
+		t.Errorf("questionCodes = %q, want QI-2025-04 and P012", got)
 	}
 }
 
