@@ -287,6 +287,10 @@ func (r *run) do(ctx context.Context, act action) error {
 			return err
 		} else if args != nil {
 			act.args, out, text = args, filtered, filtered
+		} else if args, bridged, err := r.bridgeFilter(ctx, act.args, out); err != nil {
+			return err
+		} else if args != nil {
+			act.args, out, text = args, bridged, bridged
 		}
 		if args, chosen, err := r.namedSelection(ctx, act.args, out); err != nil {
 			return err

@@ -708,3 +708,88 @@ func questionNumbers(question string) []string {
 	}
 	return out
 }
+
+// bridgeFilter repairs a count of the table that holds the value a
+// question writes where the question counts the rows of another that a
+// document ties to that value: "How many orders were placed for the
+// bicycle that uses the 48V battery pack?" counted the parts named "48V
+// battery pack", and a sentence says "The Volt E8 uses the 48V battery
+// pack.". When a typed query counts rows (count, no group) filtered on a
+// value the question writes of its table (namedValues), and what the
+// question counts (countNoun) names another data table (whTable) none of
+// whose columns (its own or a join away) holds a value the question
+// writes, kgforge reads the question's sentences (questionPassages: up to
+// maxFilterSentences naming two of its content words or more) that write
+// that value whole, for a value of a column the counted table offers that
+// the question does not write and that reads as a name (properValue), and
+// counts the counted table's rows filtered on it (=) — the longest value
+// of the best sentence first — as a step of its own (Step.By), taking the
+// first count above 0 (rerunMatching). bridged is that query, nil when
+// none.
+func (r *run) bridgeFilter(ctx context.Context, args json.RawMessage, out string) (bridged json.RawMessage, result string, err error) {
+	if _, _, isRows := ResultRows(out); !isRows {
+		return nil, "", nil
+	}
+	c, t := r.queryTable(args)
+	if t == nil || c.Aggregate == nil || c.Aggregate.Fn != "count" || len(c.GroupBy) > 0 || len(c.Where) == 0 {
+		return nil, "", nil
+	}
+	target := whTable(countNoun(r.ans.Question), r.schema)
+	tt := r.schemaTable(target)
+	if target == "" || target == c.Table || tt == nil || len(tt.columns) == 0 || len(r.namedValues(target, tt.columns)) > 0 {
+		return nil, "", nil
+	}
+	var bridges []string
+	for _, w := range c.Where {
+		if w.Op == "=" && slices.ContainsFunc(r.namedValues(c.Table, t.columns), func(n linkedFilter) bool { return strings.EqualFold(n.value, w.Value) }) {
+			bridges = append(bridges, w.Value)
+		}
+	}
+	if len(bridges) == 0 {
+		return nil, "", nil
+	}
+	all, err := r.questionPassages(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	data, err := r.dataTables()
+	if err != nil {
+		return nil, "", err
+	}
+	for _, p := range all[:min(len(all), maxFilterSentences)] {
+		if len(p.covered) < minGroundWords {
+			break
+		}
+		if !slices.ContainsFunc(bridges, func(b string) bool { return namedWhole(p.text, b) }) {
+			continue
+		}
+		inSentence, err := r.a.tools.linkValues(ctx, data, p.text)
+		if err != nil {
+			return nil, "", err
+		}
+		var values []linkedFilter
+		for _, col := range tt.columns {
+			tbl, name := target, col
+			if a, b, joined := strings.Cut(col, "."); joined {
+				tbl, name = a, b
+			}
+			for _, v := range inSentence[linkKey(tbl, name)] {
+				if namedWhole(p.text, v) && !namedWhole(r.ans.Question, v) && properValue(v) {
+					values = append(values, linkedFilter{col, v})
+				}
+			}
+		}
+		slices.SortStableFunc(values, func(a, b linkedFilter) int { return len(b.value) - len(a.value) })
+		for _, v := range values {
+			m := map[string]any{
+				"table":     target,
+				"where":     []map[string]string{{"column": v.column, "op": "=", "value": v.value}},
+				"aggregate": map[string]any{"fn": "count", "column": tt.columns[0]},
+			}
+			if raw, res, err := r.rerunMatching(ctx, m); err != nil || raw != nil {
+				return raw, res, err
+			}
+		}
+	}
+	return nil, "", nil
+}

@@ -306,6 +306,12 @@ func TestAgentActionModel_FiltersOnTheValueASentenceNames(t *testing.T) {
 		{"What is the unit cost of the part affected by incident QI-2025-04?", `{"table":"parts","where":[{"column":"unit_cost_eur","op":"=","value":"2025"}],"aggregate":{"fn":"sum","column":"unit_cost_eur"}}`, "142"},
 		// no sentence names a row: the count stands
 		{"How many parts are there?", countParts, "15"},
+		// the part's own rows counted where the question counts orders of
+		// the bicycle a sentence ties to the part ("The Volt E8 uses the
+		// 48V battery pack."): the Volt E8's 11 orders (bridgeFilter)
+		{"How many orders were placed for the bicycle that uses the 48V battery pack?", `{"table":"parts","where":[{"column":"name","op":"=","value":"48V battery pack"}],"aggregate":{"fn":"count","column":"part_id"}}`, "11"},
+		// the question counts the part's own table: the count stands
+		{"How many parts are named 48V battery pack?", `{"table":"parts","where":[{"column":"name","op":"=","value":"48V battery pack"}],"aggregate":{"fn":"count","column":"part_id"}}`, "1"},
 	} {
 		ans := askExample(t, script(actionModel, `{"tool":"select","args":`+c.call+`}`), c.question)
 		if ans.Text != c.want {
