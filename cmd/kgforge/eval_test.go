@@ -83,6 +83,7 @@ func TestExampleQuestionsGoldSQL(t *testing.T) {
 var devQuestions = []string{
 	"../../bench/bikecodev/questions.yaml",
 	"../../bench/bikecodev/fresh.yaml",
+	"../../bench/bikecodev/fresh2.yaml",
 }
 
 // The development questions' gold answers are what their SQL gives on a
