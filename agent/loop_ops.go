@@ -749,9 +749,12 @@ const orderColumnWindow = 4
 // whose name stands in the few words after a superlative ("the car with
 // the largest accelerate": Accelerate); for
 // "oldest" and "youngest", the one numeric column with "age" in its name
-// ("the youngest animal": pet_age). "" when none or more than one fits.
+// ("the youngest animal": pet_age); for "latest", "newest" and
+// "earliest" that name no column so, the table's one date column of its
+// own ("the date of the earliest order": order_date). "" when none or
+// more than one fits.
 func superlativeColumn(question string, columns []string, types map[string]string) string {
-	col, _ := namedAfter(question, columns, types, func(w string) string {
+	col, by := namedAfter(question, columns, types, func(w string) string {
 		switch {
 		case w == "oldest" || w == "youngest":
 			return "age"
@@ -762,6 +765,9 @@ func superlativeColumn(question string, columns []string, types map[string]strin
 		}
 		return ""
 	})
+	if col == "" && by == "" && slices.ContainsFunc(lowerWords(question), func(w string) bool { return temporalWords[w] }) {
+		col, _ = oneColumn(columns, func(col string) bool { return !strings.Contains(col, ".") && dateType(types[col]) })
+	}
 	return col
 }
 
@@ -844,15 +850,18 @@ func dateType(t string) bool {
 // superlative names (superlativeColumn: "What type of pet is the
 // youngest animal?" ordered by weight) runs again ordered by that column,
 // the way the question asks (questionDirection), as a step of its own
-// (Step.By). reordered is that query, nil when none.
+// (Step.By). A column the model ranks by that the question names as well
+// (every word of its name but a unit: "the highest unit cost" for
+// unit_cost_eur, where "unit" alone names a joined table's units) stays.
+// reordered is that query, nil when none.
 func (r *run) orderColumn(ctx context.Context, args json.RawMessage) (reordered json.RawMessage, result string, err error) {
 	c, t := r.queryTable(args)
 	if t == nil || c.OrderBy == nil || c.OrderBy.Column == "aggregate" {
 		return nil, "", nil
 	}
 	col := superlativeColumn(r.ans.Question, t.columns, t.types)
-	if col == "" || col == c.OrderBy.Column {
-		return nil, "", nil
+	if col == "" || col == c.OrderBy.Column || questionNames(r.ans.Question, c.OrderBy.Column) {
+		return nil, "", nil // the question names the model's column too ("the highest unit cost" for unit_cost_eur)
 	}
 	var m map[string]any
 	if json.Unmarshal(args, &m) != nil {

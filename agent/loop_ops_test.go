@@ -603,3 +603,21 @@ func TestQuestionNames(t *testing.T) {
 		}
 	}
 }
+
+// A superlative's column the question names as well stays the order:
+// "the highest unit cost" names unit_cost_eur, though "unit" alone names
+// a joined table's units (the scrap records' count), which the
+// superlative would pick on its own.
+func TestOrderColumnKeepsTheColumnTheQuestionNames(t *testing.T) {
+	const q = "Which part made in Brno has the highest unit cost?"
+	cols := []string{"part_id", "name", "unit_cost_eur", "production_plan_scrap.units"}
+	types := map[string]string{"part_id": "VARCHAR", "name": "VARCHAR", "unit_cost_eur": "DOUBLE", "production_plan_scrap.units": "BIGINT"}
+	if got := superlativeColumn(q, cols, types); got != "production_plan_scrap.units" {
+		t.Fatalf("superlativeColumn = %q; the case this test guards is gone", got)
+	}
+	r := &run{ans: Answer{Question: q}, schema: []selectTable{{name: "parts", columns: cols, types: types}}}
+	raw, _, err := r.orderColumn(t.Context(), json.RawMessage(`{"table":"parts","columns":["name"],"order_by":{"column":"unit_cost_eur","desc":true},"limit":1}`))
+	if err != nil || raw != nil {
+		t.Errorf("orderColumn ran %s (%v), want the model's order on unit_cost_eur kept", raw, err)
+	}
+}

@@ -66,8 +66,24 @@ func (t *Toolbox) passage(ctx context.Context, question string) (best passage, e
 	return all[0], nil
 }
 
+// stemSuffixes are the endings stem takes off a word, the first that fits.
+var stemSuffixes = []string{"ing", "ed", "es", "e", "s"}
+
+// stem takes one ending of stemSuffixes off a word (words already took a
+// plural's "s"), leaving three letters or more, so that a sentence's
+// "opened" and "contained" name a question's "open" and "contain".
+func stem(w string) string {
+	for _, suf := range stemSuffixes {
+		if strings.HasSuffix(w, suf) && len(w)-len(suf) >= 3 {
+			return w[:len(w)-len(suf)]
+		}
+	}
+	return w
+}
+
 // passages are the sentences of the chunks BM25 ranks first for the
-// question that name any of its content words: the most words first,
+// question that name any of its content words (stem: "opened" names
+// "open"): the most words first,
 // then the better-ranked chunk, then the shorter sentence (passage is the
 // first).
 func (t *Toolbox) passages(ctx context.Context, question string) ([]passage, error) {
@@ -114,8 +130,11 @@ func (t *Toolbox) passages(ctx context.Context, question string) ([]passage, err
 			text := r[1][s.Start:s.End]
 			var covered []string
 			sw := words(text)
+			for i, w := range sw {
+				sw[i] = stem(w)
+			}
 			for _, w := range qw {
-				if slices.Contains(sw, w) {
+				if slices.Contains(sw, stem(w)) {
 					covered = append(covered, w)
 				}
 			}
@@ -218,7 +237,7 @@ func namedTableWords(tables []kg.Table, question string, qw []string, linked map
 	named := map[string]bool{}
 	add := func(text string) {
 		for _, w := range words(text) {
-			named[w] = true
+			named[stem(w)] = true // as passages compares words: "orders" names "ordered"
 		}
 	}
 	all := uniq(words(question))
@@ -237,14 +256,14 @@ func namedTableWords(tables []kg.Table, question string, qw []string, linked map
 			}
 			for w, n := range held {
 				if n >= 2 {
-					named[w] = true // a kind of value the column holds ("… Area" of many locations)
+					named[stem(w)] = true // a kind of value the column holds ("… Area" of many locations)
 				}
 			}
 		}
 	}
 	var out []string
 	for _, w := range qw {
-		if named[w] {
+		if named[stem(w)] {
 			out = append(out, w)
 		}
 	}

@@ -55,6 +55,18 @@ func TestAgentActionModel_AnswersFromTheSentenceThatNamesTheQuestion(t *testing.
 		t.Errorf("answer %q after %d turns, want the model asked", ans.Text, ans.Tokens.Turns)
 	}
 
+	// a sentence's "lowered" names the question's "lower" (stem): without
+	// it "Elena Varga reviews every supplier rating each quarter." names as
+	// many of the question's words and is shorter
+	for q, want := range map[string]string{
+		"Whose rating did Elena Varga lower?": "Elena Varga lowered the rating of Kestrel Alloys from 4.4 to 3.2.",
+	} {
+		ans = askExample(t, script(actionModel), q)
+		if ans.Text != want || ans.Tokens.Turns != 0 {
+			t.Errorf("%q: answer %q after %d turns, want %q without a turn", q, ans.Text, ans.Tokens.Turns, want)
+		}
+	}
+
 	// "Brno" is in a sentence, but the tables name the parts and the plant.
 	m = script(actionModel, `{"tool":"select","args":{"table":"parts","columns":["name"],"where":[{"column":"plant","op":"=","value":"Brno"}]}}`)
 	ans = askExample(t, m, "Which parts are made in Brno?")

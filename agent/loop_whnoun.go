@@ -75,6 +75,27 @@ func whColumn(noun, columns []string) string {
 	return ""
 }
 
+// ofNoun returns the noun a question asks for as "What is the X of …"
+// ("What is the rating of the supplier of the Carbon frame GV7?":
+// rating), when X is no word that names any row's column (name, id,
+// code, number, type, title: "What is the name of the supplier …" asks
+// for the supplier's name, not the part's); nil otherwise.
+func ofNoun(question string) []string {
+	ws := lowerWords(question)
+	if len(ws) < 5 || ws[0] != "what" || ws[1] != "is" && ws[1] != "are" && ws[1] != "was" && ws[1] != "were" || ws[2] != "the" {
+		return nil
+	}
+	end := slices.Index(ws[3:], "of")
+	if end < 1 {
+		return nil
+	}
+	noun := nounFrom(ws[3:3+end], 0)
+	if len(noun) == 0 || slices.ContainsFunc(noun, func(w string) bool { return slices.Contains(genericColumnWords, w) }) {
+		return nil
+	}
+	return noun
+}
+
 // verbColumn returns the numeric column a question asks for with the
 // verb it ends on ("What does the Sport saddle cost?": unit_cost_eur):
 // for a question that opens with "what" or "how" and asks with do, does
@@ -94,7 +115,8 @@ func verbColumn(question string, columns []string, types map[string]string) stri
 // a country. When a plain typed query (no aggregate or grouping) of one
 // column has rows and the words after the question's "which" or "what"
 // (whNoun) name another column the query's table offers, its own or one
-// join away (whColumn), or the verb it ends on names a number
+// join away (whColumn), or so do the words of "What is the X of …"
+// (ofNoun: "the rating of the supplier of …"), or the verb it ends on names a number
 // (verbColumn: "What does the Sport saddle cost?"), kgforge runs the query again selecting that
 // column, as a step of its own (Step.By). A column the query filters on
 // with = is not taken (its value is in the question already). chosen is
@@ -108,6 +130,9 @@ func (r *run) answerColumn(ctx context.Context, args json.RawMessage, out string
 		return nil, "", nil
 	}
 	col := whColumn(whNoun(r.ans.Question), columns)
+	if col == "" {
+		col = whColumn(ofNoun(r.ans.Question), columns)
+	}
 	if col == "" {
 		if _, t := r.queryTable(args); t != nil {
 			col = verbColumn(r.ans.Question, columns, t.types)

@@ -425,3 +425,26 @@ func TestAgentActionModel_CountsTheRowsTheQuestionCounts(t *testing.T) {
 		}
 	}
 }
+
+// Lookups the question shapes: the column "What is the X of …" asks for,
+// a superlative's own column kept when the question names it, the one
+// date column for "earliest", and every value the question writes.
+func TestAgentActionModel_LooksUpWhatTheQuestionShapes(t *testing.T) {
+	for _, c := range []struct{ question, call, answer string }{
+		{"What is the rating of the supplier of the Carbon frame GV7?", `{"table":"parts","columns":["suppliers.name"],"where":[{"column":"name","op":"=","value":"Carbon frame GV7"}]}`, "4.7"},
+		// "name" asks for the supplier's name: the lookup stands
+		{"What is the name of the supplier of the Carbon frame GV7?", `{"table":"parts","columns":["suppliers.name"],"where":[{"column":"name","op":"=","value":"Carbon frame GV7"}]}`, "Tagus Composites"},
+		// "unit" alone names the scrap table's units; "unit cost" names the
+		// model's column, which stays (and Brno becomes a filter: 310 EUR)
+		{"Which part made in Brno has the highest unit cost?", `{"table":"parts","columns":["name"],"order_by":{"column":"unit_cost_eur","desc":true},"limit":1}`, "48V battery pack"},
+		// "earliest" ranks by the one date column
+		{"What is the date of the earliest order?", `{"table":"orders","columns":["order_date"],"order_by":{"column":"quantity","desc":true},"limit":1}`, "2025-01-08"},
+		// a value the question writes, beside the model's comparison
+		{"List the parts made in Brno that cost less than 90 euros.", `{"table":"parts","columns":["name"],"where":[{"column":"unit_cost_eur","op":"<","value":"90"}]}`, "28-inch city wheelset, 8-speed hub gear kit, E-bike disc brake set, Comfort saddle"},
+	} {
+		_, ans := askRepaired(t, c.question, c.call)
+		if ans.Text != c.answer {
+			t.Errorf("%q: answer %q, want %q; steps %+v", c.question, ans.Text, c.answer, ans.Steps)
+		}
+	}
+}

@@ -160,17 +160,19 @@ func yesOrNo(yes bool) string {
 // question writes but not all: "Is Kestrel Alloys based in Spain?"
 // written as the suppliers whose country is Spain, which are some, and
 // "Yes"; "How many Volt E8 orders were shipped?" counted every Volt E8
-// order. For a question asked for yes or no (yesNoQuestion), or a typed
-// aggregate with a filter (addFilter takes one without), and no group,
-// each value the question writes whole of a column the query's table
-// offers (namedValues, the longest for a column, a value once) on a
-// column the query neither filters nor selects becomes a filter (=), and
-// kgforge runs it as a step of its own (Step.By), a result with no row
-// included: that none matches is the answer "No", or 0. A yes-or-no
-// question's sum, average, maximum or minimum per group ("Does Serra
-// Brakes have a rating above 4.5?" written as each supplier's summed
-// rating) is first read as the lookup of the group's rows and the
-// aggregated column. filtered is that query, nil when none.
+// order; "List the parts made in Brno that cost less than 90 euros."
+// listed the cheap parts of both plants. For a question asked for yes or
+// no (yesNoQuestion), or a typed query with a filter (addFilter takes one
+// without), and no group, each value the question writes whole of a
+// column the query's table offers (namedValues, the longest for a column,
+// a value once, none written only inside a longer one) on a column the query neither filters nor selects becomes
+// a filter (=), and kgforge runs it as a step of its own (Step.By), a
+// result with no row included: that none matches is the answer "No", or
+// 0; a lookup's result is taken only with rows. A yes-or-no question's
+// sum, average, maximum or minimum per group ("Does Serra Brakes have a
+// rating above 4.5?" written as each supplier's summed rating) is first
+// read as the lookup of the group's rows and the aggregated column.
+// filtered is that query, nil when none.
 func (r *run) filterEveryValue(ctx context.Context, args json.RawMessage) (filtered json.RawMessage, result string, err error) {
 	c, t := r.queryTable(args)
 	if t == nil {
@@ -193,7 +195,7 @@ func (r *run) filterEveryValue(ctx context.Context, args json.RawMessage) (filte
 		m["columns"] = cols
 		c.Columns, c.GroupBy, c.Aggregate = cols, nil, nil
 		changed = true // the group's rows, whether or not a filter is added
-	case len(c.GroupBy) > 0 || !yesNo && (c.Aggregate == nil || len(c.Where) == 0):
+	case len(c.GroupBy) > 0 || !yesNo && len(c.Where) == 0:
 		return nil, "", nil
 	}
 	used, taken := map[string]bool{}, map[string]bool{}
@@ -204,9 +206,12 @@ func (r *run) filterEveryValue(ctx context.Context, args json.RawMessage) (filte
 		used[col] = true
 	}
 	where, _ := m["where"].([]any)
+	var seen []string // the longer values the question writes
 	for _, n := range r.namedValues(c.Table, t.columns) {
-		if used[n.column] || taken[strings.ToLower(n.value)] {
-			continue
+		inLonger := slices.ContainsFunc(seen, func(v string) bool { return namedWhole(v, n.value) })
+		seen = append(seen, n.value)
+		if used[n.column] || taken[strings.ToLower(n.value)] || inLonger {
+			continue // "brakes" of part_category inside "Serra Brakes"
 		}
 		used[n.column], taken[strings.ToLower(n.value)] = true, true
 		where = append(where, map[string]any{"column": n.column, "op": "=", "value": n.value})
@@ -220,7 +225,8 @@ func (r *run) filterEveryValue(ctx context.Context, args json.RawMessage) (filte
 	if err != nil {
 		return nil, "", err
 	}
-	return r.rerunIf(ctx, raw, func([][]string) bool { return true })
+	lookup := !yesNo && c.Aggregate == nil
+	return r.rerunIf(ctx, raw, func(rows [][]string) bool { return !lookup || len(rows) > 0 })
 }
 
 // negationWords say that a sentence denies what it states.
