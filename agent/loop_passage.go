@@ -504,23 +504,10 @@ func (r *run) passageFilter(ctx context.Context, args json.RawMessage, out strin
 		if len(p.covered) < minGroundWords {
 			break
 		}
-		inSentence, err := r.a.tools.linkValues(ctx, data, p.text)
+		values, err := r.sentenceNames(ctx, data, p.text, c.Table, t.columns)
 		if err != nil {
 			return nil, "", err
 		}
-		var values []linkedFilter
-		for _, col := range t.columns {
-			tbl, name := c.Table, col
-			if a, b, joined := strings.Cut(col, "."); joined {
-				tbl, name = a, b
-			}
-			for _, v := range inSentence[linkKey(tbl, name)] {
-				if namedWhole(p.text, v) && !namedWhole(r.ans.Question, v) && properValue(v) {
-					values = append(values, linkedFilter{col, v})
-				}
-			}
-		}
-		slices.SortStableFunc(values, func(a, b linkedFilter) int { return len(b.value) - len(a.value) })
 		for _, v := range values {
 			if !namesOneRow(r.ans.Question, c.Table, v.column) || len(linkWords(p.covered, []string{v.column}, c.Table, v.value)) == 0 {
 				continue
@@ -782,23 +769,10 @@ func (r *run) bridgeFilter(ctx context.Context, args json.RawMessage, out string
 		if !slices.ContainsFunc(bridges, func(b string) bool { return namedWhole(p.text, b) }) {
 			continue
 		}
-		inSentence, err := r.a.tools.linkValues(ctx, data, p.text)
+		values, err := r.sentenceNames(ctx, data, p.text, target, tt.columns)
 		if err != nil {
 			return nil, "", err
 		}
-		var values []linkedFilter
-		for _, col := range tt.columns {
-			tbl, name := target, col
-			if a, b, joined := strings.Cut(col, "."); joined {
-				tbl, name = a, b
-			}
-			for _, v := range inSentence[linkKey(tbl, name)] {
-				if namedWhole(p.text, v) && !namedWhole(r.ans.Question, v) && properValue(v) {
-					values = append(values, linkedFilter{col, v})
-				}
-			}
-		}
-		slices.SortStableFunc(values, func(a, b linkedFilter) int { return len(b.value) - len(a.value) })
 		for _, v := range values {
 			m := map[string]any{
 				"table":     target,
@@ -811,4 +785,29 @@ func (r *run) bridgeFilter(ctx context.Context, args json.RawMessage, out string
 		}
 	}
 	return nil, "", nil
+}
+
+// sentenceNames returns the values a sentence writes whole of the columns
+// a typed query's table offers (its own or a join away; value linking
+// over the sentence) that the question does not write and that read as a
+// name (properValue), the longest first.
+func (r *run) sentenceNames(ctx context.Context, data []kg.Table, sentence, table string, columns []string) ([]linkedFilter, error) {
+	inSentence, err := r.a.tools.linkValues(ctx, data, sentence)
+	if err != nil {
+		return nil, err
+	}
+	var values []linkedFilter
+	for _, col := range columns {
+		tbl, name := table, col
+		if a, b, joined := strings.Cut(col, "."); joined {
+			tbl, name = a, b
+		}
+		for _, v := range inSentence[linkKey(tbl, name)] {
+			if namedWhole(sentence, v) && !namedWhole(r.ans.Question, v) && properValue(v) {
+				values = append(values, linkedFilter{col, v})
+			}
+		}
+	}
+	slices.SortStableFunc(values, func(a, b linkedFilter) int { return len(b.value) - len(a.value) })
+	return values, nil
 }
