@@ -482,11 +482,7 @@ func (r *run) passageFilter(ctx context.Context, args json.RawMessage, out strin
 	if len(r.namedValues(c.Table, t.columns)) > 0 {
 		return nil, "", nil
 	}
-	all, err := r.questionPassages(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	data, err := r.dataTables()
+	sentences, data, err := r.filterSentences(ctx)
 	if err != nil {
 		return nil, "", err
 	}
@@ -500,10 +496,7 @@ func (r *run) passageFilter(ctx context.Context, args json.RawMessage, out strin
 			delete(m, k)
 		}
 	}
-	for _, p := range all[:min(len(all), maxFilterSentences)] {
-		if len(p.covered) < minGroundWords {
-			break
-		}
+	for _, p := range sentences {
 		values, err := r.sentenceNames(ctx, data, p.text, c.Table, t.columns)
 		if err != nil {
 			return nil, "", err
@@ -754,18 +747,11 @@ func (r *run) bridgeFilter(ctx context.Context, args json.RawMessage, out string
 	if len(bridges) == 0 {
 		return nil, "", nil
 	}
-	all, err := r.questionPassages(ctx)
+	sentences, data, err := r.filterSentences(ctx)
 	if err != nil {
 		return nil, "", err
 	}
-	data, err := r.dataTables()
-	if err != nil {
-		return nil, "", err
-	}
-	for _, p := range all[:min(len(all), maxFilterSentences)] {
-		if len(p.covered) < minGroundWords {
-			break
-		}
+	for _, p := range sentences {
 		if !slices.ContainsFunc(bridges, func(b string) bool { return namedWhole(p.text, b) }) {
 			continue
 		}
@@ -810,4 +796,27 @@ func (r *run) sentenceNames(ctx context.Context, data []kg.Table, sentence, tabl
 	}
 	slices.SortStableFunc(values, func(a, b linkedFilter) int { return len(b.value) - len(a.value) })
 	return values, nil
+}
+
+// filterSentences returns the question's sentences a filter may take a
+// value from (questionPassages: up to maxFilterSentences, each naming
+// minGroundWords of its content words or more) and the bundle's data
+// tables.
+func (r *run) filterSentences(ctx context.Context) ([]passage, []kg.Table, error) {
+	all, err := r.questionPassages(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	data, err := r.dataTables()
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []passage
+	for _, p := range all[:min(len(all), maxFilterSentences)] {
+		if len(p.covered) < minGroundWords {
+			break
+		}
+		out = append(out, p)
+	}
+	return out, data, nil
 }
