@@ -322,6 +322,8 @@ func TestAgentActionModel_FiltersOnTheValueASentenceNames(t *testing.T) {
 		// the bicycle a sentence ties to the part ("The Volt E8 uses the
 		// 48V battery pack."): the Volt E8's 11 orders (bridgeFilter)
 		{"How many orders were placed for the bicycle that uses the 48V battery pack?", `{"table":"parts","where":[{"column":"name","op":"=","value":"48V battery pack"}],"aggregate":{"fn":"count","column":"part_id"}}`, "11"},
+		// the same after the part's name moved off part_id (moveFilter)
+		{"How many orders were placed for the bicycle that uses the 48V battery pack?", `{"table":"parts","where":[{"column":"part_id","op":"=","value":"48V battery pack"}],"aggregate":{"fn":"count","column":"part_id"}}`, "11"},
 		// the question counts the part's own table: the count stands
 		{"How many parts are named 48V battery pack?", `{"table":"parts","where":[{"column":"name","op":"=","value":"48V battery pack"}],"aggregate":{"fn":"count","column":"part_id"}}`, "1"},
 	} {
