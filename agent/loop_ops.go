@@ -415,7 +415,7 @@ func headColumn(near, columns []string, types map[string]string) string {
 		if !numericType(types[col]) || identifierName(columnName(col)) {
 			return false
 		}
-		cw := slices.DeleteFunc(columnWords(col), func(w string) bool { return slices.Contains(unitWords, w) })
+		cw := unitlessWords(col)
 		return len(cw) > 0 && slices.Contains(near, cw[len(cw)-1])
 	})
 	return col
@@ -1011,10 +1011,16 @@ func (r *run) havingCount(ctx context.Context, args json.RawMessage) (kept json.
 // (unit_cost_eur, weight_kg): a question names the column without them.
 var unitWords = []string{"eur", "usd", "gbp", "chf", "jpy", "kg", "km", "cm", "mm", "pct"}
 
+// unitlessWords are the words of a column's name (columnWords) but a
+// unit (unitWords).
+func unitlessWords(col string) []string {
+	return slices.DeleteFunc(columnWords(col), func(w string) bool { return slices.Contains(unitWords, w) })
+}
+
 // questionNames reports whether a question writes every word of a
 // column's name but a unit (unitWords).
 func questionNames(question, col string) bool {
-	cw := slices.DeleteFunc(columnWords(col), func(w string) bool { return slices.Contains(unitWords, w) })
+	cw := unitlessWords(col)
 	return len(cw) > 0 && allIn(cw, uniq(words(question)))
 }
 

@@ -82,9 +82,7 @@ func (r *run) aggregatesAnswer(ctx context.Context, args json.RawMessage, rows [
 	if json.Unmarshal(args, &m) != nil {
 		return "", false, nil
 	}
-	for _, k := range []string{"columns", "order_by", "limit"} {
-		delete(m, k)
-	}
+	dropShape(m)
 	values := make([]string, 0, len(fns))
 	for _, fn := range fns {
 		var v float64

@@ -410,7 +410,7 @@ func asksANumber(question string, tables []kg.Table) bool {
 		nw := words(strings.Join(noun, " "))
 		for _, t := range tables {
 			for _, c := range t.Columns {
-				cw := slices.DeleteFunc(columnWords(c.Name), func(w string) bool { return slices.Contains(unitWords, w) })
+				cw := unitlessWords(c.Name)
 				if numericType(c.Type) && len(cw) > 0 && sameWords(cw, nw) {
 					return true
 				}
@@ -491,10 +491,7 @@ func (r *run) passageFilter(ctx context.Context, args json.RawMessage, out strin
 		return nil, "", nil
 	}
 	if c.Aggregate == nil {
-		m["aggregate"] = map[string]any{"fn": "count", "column": t.columns[0]}
-		for _, k := range []string{"columns", "order_by", "limit"} {
-			delete(m, k)
-		}
+		asCount(m, t.columns[0])
 	}
 	for _, p := range sentences {
 		values, err := r.sentenceNames(ctx, data, p.text, c.Table, t.columns)

@@ -429,6 +429,21 @@ func (r *run) groundFilter(ctx context.Context, args json.RawMessage, out string
 	return nil, "", nil
 }
 
+// dropShape drops what shapes a typed query's rows, decoded as a map —
+// its columns, order and cut — keeping its table, filters and groups.
+func dropShape(m map[string]any) {
+	for _, k := range []string{"columns", "order_by", "limit"} {
+		delete(m, k)
+	}
+}
+
+// asCount turns a typed query decoded as a map into the count of its rows
+// on column: its filters kept, its columns, order and cut dropped.
+func asCount(m map[string]any, column string) {
+	dropShape(m)
+	m["aggregate"] = map[string]any{"fn": "count", "column": column}
+}
+
 // dedupeFilters drops the filters of a typed query decoded as a map that
 // repeat an earlier one (column, operator and value, case folded).
 func dedupeFilters(m map[string]any) {

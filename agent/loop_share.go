@@ -68,14 +68,14 @@ func (r *run) shareAnswer(ctx context.Context, args json.RawMessage, rows [][]st
 	if len(kept) < len(c.Where) {
 		m["where"], c.Where, rows = kept, grounded, nil // the part is counted again
 	}
-	delete(m, "order_by")
-	delete(m, "limit")
 	switch {
 	case c.Aggregate == nil:
-		m["aggregate"] = map[string]any{"fn": "count", "column": t.columns[0]}
-		delete(m, "columns")
+		asCount(m, t.columns[0])
 	case c.Aggregate.Fn != "count" && c.Aggregate.Fn != "sum":
 		return "", false, nil
+	default:
+		delete(m, "order_by")
+		delete(m, "limit")
 	}
 	var part float64
 	if c.Aggregate != nil && len(rows) == 1 && len(rows[0]) == 1 {

@@ -116,9 +116,10 @@ func verbColumn(question string, columns []string, types map[string]string) stri
 // column has rows and the words after the question's "which" or "what"
 // (whNoun) name another column the query's table offers, its own or one
 // join away (whColumn), or so do the words of "What is the X of …"
-// (ofNoun: "the rating of the supplier of …"), or the verb it ends on names a number
-// (verbColumn: "What does the Sport saddle cost?"), kgforge runs the query again selecting that
-// column, as a step of its own (Step.By). A column the query filters on
+// (ofNoun: "the rating of the supplier of …"), or the verb it ends on
+// names a number (verbColumn: "What does the Sport saddle cost?"),
+// kgforge runs the query again selecting that column, as a step of its
+// own (Step.By). A column the query filters on
 // with = is not taken (its value is in the question already). chosen is
 // that query, nil when none.
 func (r *run) answerColumn(ctx context.Context, args json.RawMessage, out string) (chosen json.RawMessage, result string, err error) {
@@ -645,9 +646,6 @@ func (r *run) countRows(ctx context.Context, args json.RawMessage) (counted json
 	if json.Unmarshal(args, &m) != nil {
 		return nil, "", nil
 	}
-	for _, k := range []string{"columns", "order_by", "limit"} {
-		delete(m, k)
-	}
-	m["aggregate"] = map[string]any{"fn": "count", "column": t.columns[0]}
+	asCount(m, t.columns[0])
 	return r.rerun(ctx, m)
 }

@@ -165,10 +165,11 @@ func yesOrNo(yes bool) string {
 // no (yesNoQuestion), or a typed query with a filter (addFilter takes one
 // without), and no group, each value the question writes whole of a
 // column the query's table offers (namedValues, the longest for a column,
-// a value once, none written only inside a longer one) on a column the query neither filters nor selects becomes
-// a filter (=), and kgforge runs it as a step of its own (Step.By), a
-// result with no row included: that none matches is the answer "No", or
-// 0; a lookup's result is taken only with rows. A yes-or-no question's
+// a value once, none written only inside a longer one) on a column the
+// query neither filters nor selects becomes a filter (=), and kgforge
+// runs it as a step of its own (Step.By), a result with no row included:
+// that none matches is the answer "No", or 0; a lookup's result is taken
+// only with rows. A yes-or-no question's
 // sum, average, maximum or minimum per group ("Does Serra Brakes have a
 // rating above 4.5?" written as each supplier's summed rating) is first
 // read as the lookup of the group's rows and the aggregated column.
