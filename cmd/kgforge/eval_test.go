@@ -84,6 +84,7 @@ var devQuestions = []string{
 	"../../bench/bikecodev/questions.yaml",
 	"../../bench/bikecodev/fresh.yaml",
 	"../../bench/bikecodev/fresh2.yaml",
+	"../../bench/bikecodev/fresh3.yaml",
 }
 
 // The development questions' gold answers are what their SQL gives on a
