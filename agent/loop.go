@@ -251,7 +251,7 @@ func (r *run) do(ctx context.Context, act action) error {
 		// The repairs that read the question alone, each from the query
 		// the one before it left (agent/loop_ops.go).
 		for _, repair := range []func(context.Context, json.RawMessage) (json.RawMessage, string, error){
-			r.fixOps, r.valueTable, r.countRows, r.countTable, r.sumCounted, r.ungroupKey, r.aggregateColumn, r.groupEach, r.unlimit, r.dropLimit, r.addComparison, r.addSuperlative, r.orderColumn, r.orderDirection, r.rankByCount, r.havingCount, r.rankGroups, r.countDistinct,
+			r.fixOps, r.periodFilter, r.valueTable, r.countRows, r.countTable, r.sumCounted, r.ungroupKey, r.ungroupNamed, r.aggregateColumn, r.groupEach, r.unlimit, r.dropLimit, r.addComparison, r.addSuperlative, r.orderColumn, r.orderDirection, r.rankByCount, r.havingCount, r.rankGroups, r.countDistinct,
 		} {
 			if args, res, err := repair(ctx, act.args); err != nil {
 				return err

@@ -227,10 +227,17 @@ func (t *Toolbox) linkValues(ctx context.Context, tables []kg.Table, question st
 
 // namedWhole reports whether text holds value whole, ignoring case: at
 // word boundaries ("Kaiga-4" in "Which country is Kaiga-4 built in?",
-// not "plant" in "plants"), a value of three or more characters.
+// not "plant" in "plants"), a value of three or more characters; a
+// code's underscores may be written as spaces ("in_production" in "How
+// many orders are in production?").
 func namedWhole(text, value string) bool {
 	value = strings.ToLower(strings.TrimSpace(value))
-	return utf8.RuneCountInString(value) >= 3 && indexWhole(strings.ToLower(text), value) >= 0
+	if utf8.RuneCountInString(value) < 3 {
+		return false
+	}
+	text = strings.ToLower(text)
+	return indexWhole(text, value) >= 0 ||
+		strings.Contains(value, "_") && indexWhole(text, strings.ReplaceAll(value, "_", " ")) >= 0
 }
 
 // indexWhole returns where text first holds value at word boundaries

@@ -117,8 +117,10 @@ func verbColumn(question string, columns []string, types map[string]string) stri
 // (whNoun) name another column the query's table offers, its own or one
 // join away (whColumn), or so do the words of "What is the X of …"
 // (ofNoun: "the rating of the supplier of …"), or the verb it ends on
-// names a number (verbColumn: "What does the Sport saddle cost?"),
-// kgforge runs the query again selecting that column, as a step of its
+// names a number (verbColumn: "What does the Sport saddle cost?"), or
+// the noun names the query's own table ("Which purchase order was
+// returned?": its name or key, rowLabel), kgforge runs the query again
+// selecting that column, as a step of its
 // own (Step.By). A column the query filters on
 // with = is not taken (its value is in the question already). chosen is
 // that query, nil when none.
@@ -139,6 +141,9 @@ func (r *run) answerColumn(ctx context.Context, args json.RawMessage, out string
 			col = verbColumn(r.ans.Question, columns, t.types)
 		}
 	}
+	if col == "" && whTable(whNoun(r.ans.Question), r.schema) == c.Table {
+		col = r.rowLabel(c.Table)
+	}
 	if col == "" || col == c.Columns[0] {
 		return nil, "", nil
 	}
@@ -153,6 +158,23 @@ func (r *run) answerColumn(ctx context.Context, args json.RawMessage, out string
 	}
 	m["columns"] = []string{col}
 	return r.rerun(ctx, m)
+}
+
+// rowLabel returns the column that tells a table's rows apart for a
+// reader: its one name column (nameColumn), else its one-column key; ""
+// when it has neither.
+func (r *run) rowLabel(table string) string {
+	dt := r.dataTable(table)
+	if dt == nil {
+		return ""
+	}
+	if name := nameColumn(dt, ""); name != "" {
+		return name
+	}
+	if len(dt.PrimaryKeys) == 1 {
+		return dt.PrimaryKeys[0]
+	}
+	return ""
 }
 
 // whTable returns the one data table of tables whose name ends in the
@@ -452,6 +474,62 @@ func (r *run) ungroupKey(ctx context.Context, args json.RawMessage) (listed json
 	return r.rerun(ctx, m)
 }
 
+// ungroupNamed repairs an aggregate per group for a question that names
+// the group it asks about: "How many parts in the wheels category are
+// made in Porto?" written as the count of parts per category, seven
+// numbers where one is asked for. When a typed query aggregates rows
+// grouped by columns of its own table, without a condition on the groups
+// (having), for a question that asks for a number (countsRows, or
+// "what is the total, average, …": aggregateWords) of no group in turn
+// ("each", "every", "per") and of no order (asksAnOrder), and the
+// question writes whole a value of every group column (namedValues, the
+// longest), kgforge runs it again filtered on those values (=) with no
+// groups, the group columns and any order on the aggregate dropped, as a
+// step of its own (Step.By); filterEveryValue then adds any other value
+// the question writes. A yes-or-no question's groups are
+// filterEveryValue's. ungrouped is that query, nil when none.
+func (r *run) ungroupNamed(ctx context.Context, args json.RawMessage) (ungrouped json.RawMessage, result string, err error) {
+	c, t := r.queryTable(args)
+	if t == nil || c.Aggregate == nil || len(c.GroupBy) == 0 || c.Having != nil || yesNoQuestion(r.ans.Question) || asksAnOrder(r.ans.Question) {
+		return nil, "", nil
+	}
+	ws := lowerWords(r.ans.Question)
+	if slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(eachGroupWords, w) }) {
+		return nil, "", nil
+	}
+	if !countsRows(r.ans.Question) && !slices.ContainsFunc(ws, func(w string) bool { return aggregateWords[w] != "" }) {
+		return nil, "", nil
+	}
+	named := r.namedValues(c.Table, c.GroupBy)
+	var where []any
+	for _, g := range c.GroupBy {
+		i := slices.IndexFunc(named, func(n linkedFilter) bool { return n.column == g })
+		if strings.Contains(g, ".") || i < 0 {
+			return nil, "", nil // a group the question does not name
+		}
+		where = append(where, map[string]any{"column": g, "op": "=", "value": named[i].value})
+	}
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return nil, "", nil
+	}
+	if old, ok := m["where"].([]any); ok {
+		where = append(old, where...)
+	}
+	m["where"] = where
+	delete(m, "group_by")
+	delete(m, "limit")
+	if o, ok := m["order_by"].(map[string]any); ok && o["column"] == "aggregate" {
+		delete(m, "order_by")
+	}
+	if cols := slices.DeleteFunc(slices.Clone(c.Columns), func(col string) bool { return slices.Contains(c.GroupBy, col) }); len(cols) > 0 {
+		m["columns"] = cols
+	} else {
+		delete(m, "columns")
+	}
+	return r.rerun(ctx, m)
+}
+
 // amountWords name an amount a row holds rather than rows ("How many
 // units did … order?"), and amountColumnWords the last word of a column
 // that holds one (quantity, qty, planned_units; not unit_cost_eur).
@@ -536,9 +614,10 @@ func (r *run) sumCounted(ctx context.Context, args json.RawMessage) (summed json
 // total?" counted the scrap records, and no column of production_plan_scrap
 // holds "City 300". When a typed query counts (or sums, averages, takes
 // the maximum or minimum of) rows, filters on no value the question
-// writes, counts no table the question counts by name (countNoun,
-// whTable), and no column its table offers holds a value the question
-// writes whole that a column of another data table holds (value linking),
+// writes but another data table holds ("2025-W15" on part_id of
+// production_plan_scrap), counts no table the question counts by name
+// (countNoun, whTable), and no column its table offers holds a value the
+// question writes whole that a column of another data table holds (value linking),
 // kgforge runs the aggregate on that other table filtered on that value
 // (=), as a step of its own (Step.By): a count counts its rows, another
 // aggregate takes the column the question names after its aggregate word
@@ -551,11 +630,6 @@ func (r *run) valueTable(ctx context.Context, args json.RawMessage) (moved json.
 	c, t := r.queryTable(args)
 	if t == nil || c.Aggregate == nil || len(c.GroupBy) > 0 || c.Having != nil {
 		return nil, "", nil
-	}
-	for _, w := range c.Where {
-		if namedWhole(r.ans.Question, w.Value) {
-			return nil, "", nil
-		}
 	}
 	if whTable(countNoun(r.ans.Question), r.schema) == c.Table {
 		return nil, "", nil
@@ -581,6 +655,14 @@ func (r *run) valueTable(ctx context.Context, args json.RawMessage) (moved json.
 	}
 	if len(cells) == 0 {
 		return nil, "", nil
+	}
+	// A filter on a value the question writes stands unless another
+	// table holds that value ("2025-W15" filtered on part_id of the scrap
+	// records, a week of the production plan).
+	for _, w := range c.Where {
+		if namedWhole(r.ans.Question, w.Value) && !slices.ContainsFunc(cells, func(x cell) bool { return strings.EqualFold(x.value, w.Value) }) {
+			return nil, "", nil
+		}
 	}
 	slices.SortStableFunc(cells, func(a, b cell) int { return len(b.value) - len(a.value) })
 	var fit []cell

@@ -93,6 +93,19 @@ func TestAgentActionModel_AnswersWithWhatTheQuestionAsksFor(t *testing.T) {
 			`{"table":"parts","columns":["name"],"where":[{"column":"suppliers.name","op":"=","value":"Kestrel Alloys"}]}`,
 			"", "Aluminium frame TR5",
 		},
+		// "which" and the query's own table: its name, or its key when it has none
+		{
+			"Which supplier has the lowest rating?",
+			`{"table":"suppliers","columns":["rating"],"order_by":{"column":"rating","desc":false},"limit":1}`,
+			`{"columns":["name"],"table":"suppliers","order_by":{"column":"rating","desc":false},"limit":1}`,
+			"Kestrel Alloys",
+		},
+		{
+			"Which order has the largest quantity?",
+			`{"table":"orders","columns":["quantity"],"order_by":{"column":"quantity","desc":true},"limit":1}`,
+			`{"columns":["order_id"],"table":"orders","order_by":{"column":"quantity","desc":true},"limit":1}`,
+			"O-1002",
+		},
 		// the country is the filter's: the question writes it
 		{
 			"Which country is Serra Brakes from, Spain?",
@@ -384,6 +397,10 @@ func TestAgentActionModel_AggregatesTheTableThatHoldsTheValue(t *testing.T) {
 		// orders hold "City 300"; then the units are summed (sumCounted)
 		{"How many units of the City 300 were ordered in total?", countParts, "orders", "398"},
 		{"How many orders did Urbanmove Rentals place?", countParts, "orders", "4"},
+		// a filter on the value the question writes, which only orders hold
+		{"How many orders of the Volt E8 are there?", `{"table":"parts","where":[{"column":"name","op":"=","value":"Volt E8"}],"aggregate":{"fn":"count","column":"part_id"}}`, "orders", "11"},
+		// a value the query's table holds: the filter stands
+		{"How many parts are made in Brno?", `{"table":"parts","where":[{"column":"plant","op":"=","value":"Brno"}],"aggregate":{"fn":"count","column":"part_id"}}`, "", "7"},
 		// parts reach suppliers.name: the model's table can filter on it
 		{"How many parts does Kestrel Alloys supply?", countParts, "parts", "3"},
 		// the question names no value
@@ -445,6 +462,37 @@ func TestAgentActionModel_LooksUpWhatTheQuestionShapes(t *testing.T) {
 		_, ans := askRepaired(t, c.question, c.call)
 		if ans.Text != c.answer {
 			t.Errorf("%q: answer %q, want %q; steps %+v", c.question, ans.Text, c.answer, ans.Steps)
+		}
+	}
+}
+
+// An aggregate per group, for a question that names the group it asks
+// about, is the aggregate of that group's rows.
+func TestAgentActionModel_AggregatesTheGroupTheQuestionNames(t *testing.T) {
+	perCategory := `{"table":"parts","columns":["category"],"group_by":["category"],"aggregate":{"fn":"count","column":"part_id"}}`
+	perPlant := `{"table":"parts","columns":["plant"],"group_by":["plant"],"aggregate":{"fn":"count","column":"part_id"}}`
+	for _, c := range []struct {
+		question, call string
+		ungrouped      bool
+		answer         string
+	}{
+		// the category's group, then the plant the question writes too (filterEveryValue)
+		{"How many parts in the wheels category are made in Porto?", perCategory, true, "2"},
+		{"How many parts are made in Brno?", perPlant, true, "7"},
+		{"What is the average unit cost of the saddles?", `{"table":"parts","columns":["category"],"group_by":["category"],"aggregate":{"fn":"avg","column":"unit_cost_eur"}}`, true, "17.25"},
+		// a group in turn, or the group that ranks first: the groups stand
+		{"How many parts are made in each plant?", perPlant, false, ""},
+		{"Which plant makes the most parts?", `{"table":"parts","columns":["plant"],"group_by":["plant"],"aggregate":{"fn":"count","column":"part_id"},"order_by":{"column":"aggregate","desc":true},"limit":1}`, false, ""},
+		// no value of the group column written
+		{"How many parts are there?", perPlant, false, ""},
+	} {
+		step, ans := askRepaired(t, c.question, c.call)
+		got, ok := repairedQuery(t, c.question, step, ans, c.ungrouped)
+		if ok && len(got.GroupBy) > 0 {
+			t.Errorf("%q: kgforge ran %s, want no groups", c.question, step.Args)
+		}
+		if c.answer != "" && ans.Text != c.answer {
+			t.Errorf("%q: answer %q, want %q", c.question, ans.Text, c.answer)
 		}
 	}
 }
