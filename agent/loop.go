@@ -238,6 +238,17 @@ func (r *run) do(ctx context.Context, act action) error {
 		step.Result = out
 	}
 	r.record(step)
+	if ce != nil && act.tool == ToolSelect && r.a.action && ce.Kind == FailSQL {
+		// A value the column cannot hold fails the query ("Pedal & Co"
+		// compared with order_date): read as a filter that matched no
+		// row, moved to the column that holds the value, and the repairs
+		// go on from there.
+		if args, moved, err := r.moveFilter(ctx, act.args, "failed"); err != nil {
+			return err
+		} else if args != nil {
+			act.args, out, text, ce = args, moved, moved, nil
+		}
+	}
 	if ce != nil && act.tool == ToolSelect && r.a.action && ce.Kind != FailLimit {
 		if args, looked, err := r.lookupAfterFailure(ctx, act.args); err != nil {
 			return err

@@ -245,6 +245,8 @@ func TestAgentActionModel_MovesAFilterToTheColumnThatHoldsItsValue(t *testing.T)
 		{"Which parts are made in Brno?", `{"table":"parts","columns":["part_id","name"],"where":[{"column":"name","op":"contains","value":"Brno"}]}`, true},
 		// a value the question does not name, copied from the listing: the question's value instead
 		{"Which parts are made in Brno?", `{"table":"parts","columns":["part_id","name"],"where":[{"column":"supplier_id","op":"=","value":"Oslo"}]}`, true},
+		// on a number column the value fails the query: moved all the same
+		{"Which parts are made in Brno?", `{"table":"parts","columns":["part_id","name"],"where":[{"column":"unit_cost_eur","op":"=","value":"Brno"}]}`, true},
 		// the question names no value the bundle holds: nothing to move
 		{"Which parts are made in Oslo?", `{"table":"parts","columns":["part_id","name"],"where":[{"column":"supplier_id","op":"=","value":"Oslo"}]}`, false},
 	} {

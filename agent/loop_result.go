@@ -237,7 +237,9 @@ const maxFilterMoves = 3
 // filter's value; failing that, with a filter whose value the question
 // does not write replaced by a linked value the question writes whole,
 // on that value's column, the longest first. Each try is a step of its
-// own (Step.By); the first result that matches rows is taken. moved is the query
+// own (Step.By); the first result that matches rows is taken. A query
+// that failed on a value its column cannot hold ("Pedal & Co" compared
+// with a date) comes here as one that matched nothing. moved is the query
 // kgforge ran, nil when nothing was moved; result is its result.
 func (r *run) moveFilter(ctx context.Context, args json.RawMessage, out string) (moved json.RawMessage, result string, err error) {
 	_, rows, isRows := ResultRows(out)

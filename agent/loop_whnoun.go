@@ -474,6 +474,16 @@ func (r *run) ungroupKey(ctx context.Context, args json.RawMessage) (listed json
 	return r.rerun(ctx, m)
 }
 
+// namesAColumn reports whether a word is a word of the name of one of
+// columns (columnWords: "customer" of customer, "supplier" of
+// suppliers.name through its table).
+func namesAColumn(w string, columns []string) bool {
+	return slices.ContainsFunc(columns, func(col string) bool {
+		tbl, _, _ := strings.Cut(col, ".")
+		return slices.Contains(columnWords(col), w) || strings.Contains(col, ".") && slices.Contains(words(tbl), w)
+	})
+}
+
 // ungroupNamed repairs an aggregate per group for a question that names
 // the group it asks about: "How many parts in the wheels category are
 // made in Porto?" written as the count of parts per category, seven
@@ -580,7 +590,9 @@ func countedColumn(noun, columns []string, types map[string]string) string {
 // counted the scrap records (4) where their units add up to 19. When a
 // typed query counts rows (fn count) and what the question counts
 // (countNoun) names no data table (whTable) but one numeric column of the
-// query's table (countedColumn), kgforge runs it again as the sum of that
+// query's table (countedColumn), or, for a question that writes "total",
+// names no column at all and the table has one amount column ("How many
+// bicycles did Pedal & Co order in total?": quantity), kgforge runs it again as the sum of that
 // column — its filters and groups kept — as a step of its own (Step.By).
 // A question that counts "different" or "distinct" things counts rows.
 // summed is that query, nil when none.
@@ -598,6 +610,11 @@ func (r *run) sumCounted(ctx context.Context, args json.RawMessage) (summed json
 		return nil, "", nil
 	}
 	col := countedColumn(noun, t.columns, t.types)
+	if col == "" && slices.Contains(ws, "total") && len(noun) > 0 && !namesAColumn(noun[len(noun)-1], t.columns) {
+		// "How many bicycles did Pedal & Co order in total?": things no
+		// table or column is named for, counted "in total"
+		col = countedColumn(append(slices.Clone(noun), amountWords[0]), t.columns, t.types)
+	}
 	if col == "" {
 		return nil, "", nil
 	}

@@ -332,8 +332,13 @@ func TestAgentActionModel_SumsTheAmountTheQuestionCounts(t *testing.T) {
 	}{
 		// 120 + 80 + 100 + 40 units in four orders
 		{"How many units did Urbanmove Rentals order in total?", countUrbanmove, "quantity", "340"},
+		// things no table or column is named for, counted "in total"
+		{"How many bicycles did Urbanmove Rentals order in total?", countUrbanmove, "quantity", "340"},
 		// the orders themselves
 		{"How many orders did Urbanmove Rentals place?", countUrbanmove, "", "4"},
+		{"How many orders did Urbanmove Rentals place in total?", countUrbanmove, "", "4"},
+		// a column's own word names what is counted, not an amount
+		{"How many products did Urbanmove Rentals order in total?", countUrbanmove, "", ""},
 		{"How many different products did Urbanmove Rentals order?", `{"table":"orders","where":[{"column":"customer","op":"=","value":"Urbanmove Rentals"}],"aggregate":{"fn":"count_distinct","column":"product"}}`, "", "2"},
 		// "units" of parts: unit_cost_eur holds a price, not an amount
 		{"How many units of parts are made in Brno?", `{"table":"parts","where":[{"column":"plant","op":"=","value":"Brno"}],"aggregate":{"fn":"count","column":"part_id"}}`, "", ""},
