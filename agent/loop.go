@@ -298,6 +298,10 @@ func (r *run) do(ctx context.Context, act action) error {
 			return err
 		} else if args != nil {
 			act.args, out, text = args, filtered, filtered
+		} else if args, filtered, err := r.describedFilter(ctx, act.args, out); err != nil {
+			return err
+		} else if args != nil {
+			act.args, out, text = args, filtered, filtered
 		}
 		// after the filter repairs: a filter moved onto the value's own
 		// column ("48V battery pack" from part_id to name) is what it bridges from

@@ -697,13 +697,12 @@ func (r *run) rankGroups(ctx context.Context, args json.RawMessage) (ranked json
 	return r.rerun(ctx, m)
 }
 
-// namedColumns returns the columns every word of whose name
-// (columnWords) the question writes.
+// namedColumns returns the columns every word of whose name but a unit
+// the question writes (questionNames: "unit cost" names unit_cost_eur).
 func namedColumns(question string, columns []string) []string {
-	qw := uniq(words(question))
 	var out []string
 	for _, col := range columns {
-		if cw := columnWords(col); len(cw) > 0 && allIn(cw, qw) {
+		if questionNames(question, col) {
 			out = append(out, col)
 		}
 	}

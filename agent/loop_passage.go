@@ -817,3 +817,97 @@ func (r *run) filterSentences(ctx context.Context) ([]passage, []kg.Table, error
 	}
 	return out, data, nil
 }
+
+// describedFilter repairs the query of a question that names a row by
+// what a document says it is: "How many orders did the largest customer
+// of the Brno plant place?" counted the Brno plant's orders (18), and a
+// sentence says "Urbanmove Rentals is the largest customer of the Brno
+// plant." When a typed query without groups filters only on values the
+// question writes, none on the row's own name or key (rowLabel), and the
+// question speaks of one row as "the …" and a noun of a column's name or
+// of its table, a few words between (describedRow: "the largest
+// customer"), on a column of the table's own that the query does not
+// filter and of which the question writes no value, kgforge reads
+// the question's sentences (filterSentences) that write every filter's
+// value whole and link the row by two words of the question besides the
+// column's, the table's and the value's (linkWords), for a value of that
+// column that reads as a name (sentenceNames), and runs the query
+// filtered on it alone (=), as a step of its own (Step.By): the
+// filters were words of the description. The longest value of the best
+// sentence first; a result with rows that match (rerunMatching).
+// filtered is that query, nil when none.
+func (r *run) describedFilter(ctx context.Context, args json.RawMessage, out string) (filtered json.RawMessage, result string, err error) {
+	if _, _, isRows := ResultRows(out); !isRows {
+		return nil, "", nil
+	}
+	c, t := r.queryTable(args)
+	if t == nil || len(c.Where) == 0 || len(c.GroupBy) > 0 || c.Having != nil {
+		return nil, "", nil
+	}
+	onColumn, label := map[string]bool{}, r.rowLabel(c.Table)
+	for _, w := range c.Where {
+		if w.Op != "=" || !namedWhole(r.ans.Question, w.Value) || w.Column == label {
+			return nil, "", nil // a filter on the row's own name names it already
+		}
+		onColumn[w.Column] = true
+	}
+	named := map[string]bool{}
+	for _, n := range r.namedValues(c.Table, t.columns) {
+		named[n.column] = true
+	}
+	sentences, data, err := r.filterSentences(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return nil, "", nil
+	}
+	for _, p := range sentences {
+		writesAll := true
+		for _, w := range c.Where {
+			writesAll = writesAll && namedWhole(p.text, w.Value)
+		}
+		if !writesAll {
+			continue
+		}
+		values, err := r.sentenceNames(ctx, data, p.text, c.Table, t.columns)
+		if err != nil {
+			return nil, "", err
+		}
+		for _, v := range values {
+			if strings.Contains(v.column, ".") || onColumn[v.column] || named[v.column] || !describedRow(r.ans.Question, c.Table, v.column) || len(linkWords(p.covered, []string{v.column}, c.Table, v.value)) < minLinkWords {
+				continue
+			}
+			m["where"] = []map[string]string{{"column": v.column, "op": "=", "value": v.value}}
+			if raw, res, err := r.rerunMatching(ctx, m); err != nil || raw != nil {
+				return raw, res, err
+			}
+		}
+	}
+	return nil, "", nil
+}
+
+// maxDescribedWords is how many words may stand between "the" and the
+// noun of a row the question describes ("the largest customer", "the
+// only German supplier").
+const maxDescribedWords = 2
+
+// describedRow reports whether a question speaks of one row of a
+// column's table as "the", up to maxDescribedWords words, and a singular
+// noun of the table's name or of the column's (namesOneRow, with words
+// between: "the largest customer" for orders.customer).
+func describedRow(question, table, column string) bool {
+	for i, w := range strings.Fields(question) {
+		if !strings.EqualFold(w, "the") {
+			continue
+		}
+		rest := strings.Fields(question)[i:]
+		for k := 0; k <= maxDescribedWords && k+1 < len(rest); k++ {
+			if namesOneRow("the "+rest[k+1], table, column) && !slices.ContainsFunc(rest[1:k+1], func(x string) bool { return strings.EqualFold(x, "the") }) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -152,6 +152,11 @@ func TestAgentActionModel_LooksUpTheRowASentenceNames(t *testing.T) {
 			"What is the unit cost in EUR of the part used only in the Volt E8?",
 			`{"table":"parts","columns":["unit_cost_eur"],"where":[{"column":"name","op":"=","value":"Volt E8"}]}`, "310",
 		},
+		// the column named without its unit
+		{
+			"What is the unit cost of the part used only in the Volt E8?",
+			`{"table":"parts","columns":["unit_cost_eur"],"where":[{"column":"name","op":"=","value":"Volt E8"}]}`, "310",
+		},
 		// the question names the part itself: the model's query stands
 		{
 			"What is the unit cost in EUR of the 48V battery pack?",
@@ -403,6 +408,33 @@ func TestNamesWhatIsAsked(t *testing.T) {
 		}
 		if got != c.want {
 			t.Errorf("namesWhatIsAsked(%q, %q) = %v, want %v", c.question, c.sentence, got, c.want)
+		}
+	}
+}
+
+// A question that names a row by what a sentence says it is ("the most
+// used part at the Porto plant") is filtered on the row the sentence
+// names, not on the description's words.
+func TestAgentActionModel_FiltersOnTheRowASentenceDescribes(t *testing.T) {
+	for _, c := range []struct {
+		question, call string
+		want           string // the value kgforge's last query filters on; "" when the model's query stands
+		answer         string
+	}{
+		// "The Aluminium frame TR5 is the most used frame at the Porto plant."
+		{"Which supplier makes the most used part at the Porto plant?", `{"table":"parts","columns":["suppliers.name"],"where":[{"column":"plant","op":"=","value":"Porto"}]}`, "Aluminium frame TR5", "Kestrel Alloys"},
+		// no row described as "the …": the model's query stands
+		{"Which suppliers supply parts to the Brno plant?", `{"table":"parts","columns":["suppliers.name"],"where":[{"column":"plant","op":"=","value":"Brno"}]}`, "", ""},
+	} {
+		ans := askExample(t, script(actionModel, `{"tool":"select","args":`+c.call+`}`), c.question)
+		step := lastKgforgeSelect(ans)
+		switch {
+		case c.want == "" && step != nil:
+			t.Errorf("%q: kgforge ran %s, want the model's query alone", c.question, step.Args)
+		case c.want != "" && (step == nil || !strings.Contains(string(step.Args), `"value":"`+c.want+`"`)):
+			t.Errorf("%q: kgforge's last query %+v, want one filtered on %s", c.question, step, c.want)
+		case c.answer != "" && ans.Text != c.answer:
+			t.Errorf("%q: answer %q, want %q", c.question, ans.Text, c.answer)
 		}
 	}
 }
