@@ -278,7 +278,10 @@ func namedTableWords(tables []kg.Table, question string, qw []string, linked map
 // tables, so a question the documents answer and the tables do not name
 // would get a query over the wrong table. The answer is the sentence
 // itself, cited by its chunk and byte span, its confidence the share of
-// the question's content words it names. A sentence naming less than
+// the question's content words it names. A question that asks where a
+// thing is with a place noun no table holds ("In which city is Pedal &
+// Co?") takes the sentence placePassage finds, its place counted as the
+// noun's word. A sentence naming less than
 // minPassageShare of those words answers nothing, nor does one that does
 // not write every number the question writes but years (questionNumbers:
 // "Which suppliers have a rating below 4?" is not answered by "a supplier
@@ -300,7 +303,13 @@ func (r *run) passageAnswer(ctx context.Context) (done bool, err error) {
 		return false, err
 	}
 	qw := questionWords(r.ans.Question)
-	if len(best.covered) <= len(namedTableWords(data, r.ans.Question, qw, r.linked)) || float64(len(best.covered)) < minPassageShare*float64(len(qw)) {
+	covered := len(best.covered)
+	if p, ok, err := r.placePassage(ctx, data); err != nil {
+		return false, err
+	} else if ok {
+		best, covered = p, len(p.covered)+1 // the sentence's place is the place noun's
+	}
+	if covered <= len(namedTableWords(data, r.ans.Question, qw, r.linked)) || float64(covered) < minPassageShare*float64(len(qw)) {
 		return false, nil
 	}
 	if !allIn(questionNumbers(r.ans.Question), numbersIn(best.text)) {
@@ -333,6 +342,59 @@ func (r *run) passageAnswer(ctx context.Context) (done bool, err error) {
 		Citations:  []Citation{{Kind: "chunk", ID: best.chunk, Span: &span}},
 	}
 	return r.answerWith(ctx, aa) // a chunk the answer tool cannot find: left to the model
+}
+
+// placeNouns ask where a thing is ("In which city is Pedal & Co?").
+var placeNouns = []string{"city", "town", "country", "place", "location", "region", "state"}
+
+// placeIn matches a place a sentence writes after "in" ("… a dealer in
+// Lisbon, Portugal."): a capitalised word.
+var placeIn = regexp.MustCompile(`\bin ([A-Z][\p{L}-]+)`)
+
+// placePassage finds the sentence that answers where a thing is: for a
+// question whose "which" or "what" noun (whNoun) is one place noun
+// (placeNouns) that no data table's or column's name holds, and that
+// writes whole a value linked to it (value linking: "Pedal & Co"), the
+// best of the question's sentences (questionPassages) that writes every
+// such value whole and a place after "in" the question does not write
+// (placeIn). ok is false when there is none; passageAnswer counts the
+// place noun among the words that sentence names.
+func (r *run) placePassage(ctx context.Context, data []kg.Table) (p passage, ok bool, err error) {
+	noun := whNoun(r.ans.Question)
+	if len(noun) != 1 || !slices.Contains(placeNouns, noun[0]) {
+		return p, false, nil
+	}
+	for _, t := range data {
+		if slices.Contains(words(t.Name), noun[0]) || slices.ContainsFunc(t.Columns, func(c kg.Column) bool { return slices.Contains(words(c.Name), noun[0]) }) {
+			return p, false, nil // the tables say where: a query's
+		}
+	}
+	var values []string
+	for _, vs := range r.linked {
+		for _, v := range vs {
+			if namedWhole(r.ans.Question, v) && !slices.Contains(values, v) {
+				values = append(values, v)
+			}
+		}
+	}
+	if len(values) == 0 {
+		return p, false, nil
+	}
+	all, err := r.questionPassages(ctx)
+	if err != nil {
+		return p, false, err
+	}
+	for _, cand := range all {
+		if slices.ContainsFunc(values, func(v string) bool { return !namedWhole(cand.text, v) }) {
+			continue
+		}
+		for _, m := range placeIn.FindAllStringSubmatch(cand.text, -1) {
+			if !namedWhole(r.ans.Question, m[1]) {
+				return cand, true, nil
+			}
+		}
+	}
+	return p, false, nil
 }
 
 // namesWhatIsAsked reports whether a sentence can answer what a "which"

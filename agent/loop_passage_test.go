@@ -67,6 +67,19 @@ func TestAgentActionModel_AnswersFromTheSentenceThatNamesTheQuestion(t *testing.
 		}
 	}
 
+	// A place no table holds: the sentence that names the thing and a
+	// place after "in". A place a column holds (country) is a query's.
+	for q, want := range map[string]string{
+		"In which city is Kestrel Alloys?":   "Kestrel Alloys is based in Sheffield, United Kingdom.",
+		"In which country is Kestrel Alloys?": "",
+	} {
+		m = script(actionModel, `{"tool":"select","args":{"table":"suppliers","columns":["country"],"where":[{"column":"name","op":"=","value":"Kestrel Alloys"}]}}`)
+		ans = askExample(t, m, q)
+		if want != "" && (ans.Text != want || ans.Tokens.Turns != 0) || want == "" && ans.Tokens.Turns != 1 {
+			t.Errorf("%q: answer %q after %d turns, want %q", q, ans.Text, ans.Tokens.Turns, want)
+		}
+	}
+
 	// "Brno" is in a sentence, but the tables name the parts and the plant.
 	m = script(actionModel, `{"tool":"select","args":{"table":"parts","columns":["name"],"where":[{"column":"plant","op":"=","value":"Brno"}]}}`)
 	ans = askExample(t, m, "Which parts are made in Brno?")
