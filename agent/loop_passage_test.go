@@ -70,7 +70,7 @@ func TestAgentActionModel_AnswersFromTheSentenceThatNamesTheQuestion(t *testing.
 	// A place no table holds: the sentence that names the thing and a
 	// place after "in". A place a column holds (country) is a query's.
 	for q, want := range map[string]string{
-		"In which city is Kestrel Alloys?":   "Kestrel Alloys is based in Sheffield, United Kingdom.",
+		"In which city is Kestrel Alloys?":    "Kestrel Alloys is based in Sheffield, United Kingdom.",
 		"In which country is Kestrel Alloys?": "",
 	} {
 		m = script(actionModel, `{"tool":"select","args":{"table":"suppliers","columns":["country"],"where":[{"column":"name","op":"=","value":"Kestrel Alloys"}]}}`)
