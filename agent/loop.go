@@ -298,10 +298,14 @@ func (r *run) do(ctx context.Context, act action) error {
 			return err
 		} else if args != nil {
 			act.args, out, text = args, filtered, filtered
-		} else if args, filtered, err := r.describedFilter(ctx, act.args, out); err != nil {
+		}
+		// after the filter repairs: a filter added on a word of the
+		// description ("Brno" of "the largest customer of the Brno plant")
+		// gives way to the row a sentence says it describes
+		if args, described, err := r.describedFilter(ctx, act.args, out); err != nil {
 			return err
 		} else if args != nil {
-			act.args, out, text = args, filtered, filtered
+			act.args, out, text = args, described, described
 		}
 		// after the filter repairs: a filter moved onto the value's own
 		// column ("48V battery pack" from part_id to name) is what it bridges from
