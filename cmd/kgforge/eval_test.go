@@ -85,6 +85,7 @@ var devQuestions = []string{
 	"../../bench/bikecodev/fresh.yaml",
 	"../../bench/bikecodev/fresh2.yaml",
 	"../../bench/bikecodev/fresh3.yaml",
+	"../../bench/bikecodev/fresh4.yaml",
 }
 
 // The development questions' gold answers are what their SQL gives on a
