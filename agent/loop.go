@@ -241,9 +241,13 @@ func (r *run) do(ctx context.Context, act action) error {
 	if ce != nil && act.tool == ToolSelect && r.a.action && ce.Kind == FailSQL {
 		// A value the column cannot hold fails the query ("Pedal & Co"
 		// compared with order_date): read as a filter that matched no
-		// row, moved to the column that holds the value, and the repairs
-		// go on from there.
-		if args, moved, err := r.moveFilter(ctx, act.args, "failed"); err != nil {
+		// row, moved to the table (valueTable) or the column (moveFilter)
+		// that holds the value, and the repairs go on from there.
+		if args, moved, err := r.valueTable(ctx, act.args); err != nil {
+			return err
+		} else if args != nil {
+			act.args, out, text, ce = args, moved, moved, nil
+		} else if args, moved, err := r.moveFilter(ctx, act.args, "failed"); err != nil {
 			return err
 		} else if args != nil {
 			act.args, out, text, ce = args, moved, moved, nil
@@ -295,6 +299,10 @@ func (r *run) do(ctx context.Context, act action) error {
 		} else if args != nil {
 			act.args, out, text = args, dropped, dropped
 		} else if args, filtered, err := r.passageFilter(ctx, act.args, out); err != nil {
+			return err
+		} else if args != nil {
+			act.args, out, text = args, filtered, filtered
+		} else if args, filtered, err := r.kindFilter(ctx, act.args, out); err != nil {
 			return err
 		} else if args != nil {
 			act.args, out, text = args, filtered, filtered

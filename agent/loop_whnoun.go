@@ -474,6 +474,21 @@ func (r *run) ungroupKey(ctx context.Context, args json.RawMessage) (listed json
 	return r.rerun(ctx, m)
 }
 
+// filtersOnKey reports whether a typed query filters with = on its
+// table's one-column key.
+func (r *run) filtersOnKey(c selectCall) bool {
+	dt := r.dataTable(c.Table)
+	if dt == nil || len(dt.PrimaryKeys) != 1 {
+		return false
+	}
+	for _, w := range c.Where {
+		if w.Column == dt.PrimaryKeys[0] && w.Op == "=" {
+			return true
+		}
+	}
+	return false
+}
+
 // namesAColumn reports whether a word is a word of the name of one of
 // columns (columnWords: "customer" of customer, "supplier" of
 // suppliers.name through its table).
@@ -590,9 +605,11 @@ func countedColumn(noun, columns []string, types map[string]string) string {
 // counted the scrap records (4) where their units add up to 19. When a
 // typed query counts rows (fn count) and what the question counts
 // (countNoun) names no data table (whTable) but one numeric column of the
-// query's table (countedColumn), or, for a question that writes "total",
-// names no column at all and the table has one amount column ("How many
-// bicycles did Pedal & Co order in total?": quantity), kgforge runs it again as the sum of that
+// query's table (countedColumn), or, for a question that writes "total"
+// or a query that filters on the table's key (filtersOnKey: one row, whose
+// count is no answer), names no column at all and the table has one
+// amount column ("How many bicycles did Pedal & Co order in total?",
+// "How many bicycles were in order O-1025?": quantity), kgforge runs it again as the sum of that
 // column — its filters and groups kept — as a step of its own (Step.By).
 // A question that counts "different" or "distinct" things counts rows.
 // summed is that query, nil when none.
@@ -610,7 +627,7 @@ func (r *run) sumCounted(ctx context.Context, args json.RawMessage) (summed json
 		return nil, "", nil
 	}
 	col := countedColumn(noun, t.columns, t.types)
-	if col == "" && slices.Contains(ws, "total") && len(noun) > 0 && !namesAColumn(noun[len(noun)-1], t.columns) {
+	if col == "" && (slices.Contains(ws, "total") || r.filtersOnKey(c)) && len(noun) > 0 && !namesAColumn(noun[len(noun)-1], t.columns) {
 		// "How many bicycles did Pedal & Co order in total?": things no
 		// table or column is named for, counted "in total"
 		col = countedColumn(append(slices.Clone(noun), amountWords[0]), t.columns, t.types)
@@ -747,4 +764,70 @@ func (r *run) countRows(ctx context.Context, args json.RawMessage) (counted json
 	}
 	asCount(m, t.columns[0])
 	return r.rerun(ctx, m)
+}
+
+// kindFilter repairs a query over every row for a question that names a
+// kind of thing by a word its names share: "Which wheelset is the
+// cheapest?" ranked every part, where three parts' names end in
+// "wheelset". When a typed query (no groups) does not filter on a text
+// column of its own table of which two values linked to the question or
+// more hold a content word of the question as a word of their own
+// (questionWords; value linking), that word names no table and no column
+// the query's table offers (namesAColumn), and no value the question
+// writes whole holds it, and exactly one such column and word fit,
+// kgforge runs the query again with that column containing the word
+// (contains), as a step of its own (Step.By), and takes the result when
+// rows match (rerunMatching). filtered is that query, nil when none.
+func (r *run) kindFilter(ctx context.Context, args json.RawMessage, out string) (filtered json.RawMessage, result string, err error) {
+	if _, _, isRows := ResultRows(out); !isRows {
+		return nil, "", nil
+	}
+	c, t := r.queryTable(args)
+	if t == nil || len(c.GroupBy) > 0 {
+		return nil, "", nil
+	}
+	onColumn := map[string]bool{}
+	for _, w := range c.Where {
+		onColumn[w.Column] = true
+	}
+	var whole []string // the values the question writes whole
+	for _, vs := range r.linked {
+		for _, v := range vs {
+			if namedWhole(r.ans.Question, v) {
+				whole = append(whole, v)
+			}
+		}
+	}
+	tableWords := words(c.Table)
+	type kind struct{ column, word string }
+	var fit []kind
+	for _, w := range questionWords(r.ans.Question) {
+		if slices.Contains(tableWords, w) || namesAColumn(w, t.columns) || slices.ContainsFunc(whole, func(v string) bool { return slices.Contains(words(v), w) }) {
+			continue
+		}
+		for _, col := range t.columns {
+			if strings.Contains(col, ".") || onColumn[col] || numericType(t.types[col]) || dateType(t.types[col]) {
+				continue
+			}
+			n := 0
+			for _, v := range r.linkedOf(c.Table, col) {
+				if slices.Contains(words(v), w) {
+					n++
+				}
+			}
+			if n >= 2 {
+				fit = append(fit, kind{col, w})
+			}
+		}
+	}
+	if len(fit) != 1 {
+		return nil, "", nil
+	}
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return nil, "", nil
+	}
+	where, _ := m["where"].([]any)
+	m["where"] = append(where, map[string]any{"column": fit[0].column, "op": "contains", "value": fit[0].word})
+	return r.rerunMatching(ctx, m)
 }

@@ -334,6 +334,8 @@ func TestAgentActionModel_SumsTheAmountTheQuestionCounts(t *testing.T) {
 		{"How many units did Urbanmove Rentals order in total?", countUrbanmove, "quantity", "340"},
 		// things no table or column is named for, counted "in total"
 		{"How many bicycles did Urbanmove Rentals order in total?", countUrbanmove, "quantity", "340"},
+		// or in one row, named by its key: a count of one row is no answer
+		{"How many bicycles were in order O-1002?", `{"table":"orders","where":[{"column":"order_id","op":"=","value":"O-1002"}],"aggregate":{"fn":"count","column":"order_id"}}`, "quantity", "120"},
 		// the orders themselves
 		{"How many orders did Urbanmove Rentals place?", countUrbanmove, "", "4"},
 		{"How many orders did Urbanmove Rentals place in total?", countUrbanmove, "", "4"},
@@ -404,6 +406,8 @@ func TestAgentActionModel_AggregatesTheTableThatHoldsTheValue(t *testing.T) {
 		{"How many orders did Urbanmove Rentals place?", countParts, "orders", "4"},
 		// a filter on the value the question writes, which only orders hold
 		{"How many orders of the Volt E8 are there?", `{"table":"parts","where":[{"column":"name","op":"=","value":"Volt E8"}],"aggregate":{"fn":"count","column":"part_id"}}`, "orders", "11"},
+		// the value fails the model's query on a number column: moved all the same
+		{"How many orders of the Volt E8 are there?", `{"table":"parts","where":[{"column":"unit_cost_eur","op":"=","value":"Volt E8"}],"aggregate":{"fn":"count","column":"part_id"}}`, "orders", "11"},
 		// a value the query's table holds: the filter stands
 		{"How many parts are made in Brno?", `{"table":"parts","where":[{"column":"plant","op":"=","value":"Brno"}],"aggregate":{"fn":"count","column":"part_id"}}`, "", "7"},
 		// parts reach suppliers.name: the model's table can filter on it
@@ -497,6 +501,34 @@ func TestAgentActionModel_AggregatesTheGroupTheQuestionNames(t *testing.T) {
 			t.Errorf("%q: kgforge ran %s, want no groups", c.question, step.Args)
 		}
 		if c.answer != "" && ans.Text != c.answer {
+			t.Errorf("%q: answer %q, want %q", c.question, ans.Text, c.answer)
+		}
+	}
+}
+
+// A word the names of several rows share ("wheelset") filters a query
+// over every row on it; a word of the table's or a column's name, or of a
+// value the question writes, does not.
+func TestAgentActionModel_FiltersOnTheKindTheNamesShare(t *testing.T) {
+	cheapest := `{"table":"parts","columns":["name"],"order_by":{"column":"unit_cost_eur","desc":false},"limit":1}`
+	for _, c := range []struct {
+		question, call string
+		filtered       bool
+		answer         string
+	}{
+		{"Which wheelset is the cheapest?", cheapest, true, "28-inch city wheelset"},
+		{"What is the cheapest frame?", cheapest, true, "Aluminium frame CT3"},
+		// "part" names the table: every part
+		{"What is the cheapest part?", cheapest, false, "Comfort saddle"},
+		// the value the question writes is the filter's (addFilter), not a kind
+		{"What is the cost of the Sport saddle?", `{"table":"parts","columns":["unit_cost_eur"],"where":[{"column":"name","op":"=","value":"Sport saddle"}]}`, false, "18.5"},
+	} {
+		step, ans := askRepaired(t, c.question, c.call)
+		_, ok := repairedQuery(t, c.question, step, ans, c.filtered)
+		if ok && !strings.Contains(string(step.Args), `"op":"contains"`) {
+			t.Errorf("%q: kgforge ran %s, want a contains filter", c.question, step.Args)
+		}
+		if ans.Text != c.answer {
 			t.Errorf("%q: answer %q, want %q", c.question, ans.Text, c.answer)
 		}
 	}
