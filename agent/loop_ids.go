@@ -100,6 +100,10 @@ var commonWords = map[string]bool{
 	"with": true, "is": true, "was": true, "are": true, "were": true, "unknown": true, "answer": true, "total": true,
 }
 
+// argumentWords are words of the action grammar a small model writes as
+// its answer when it has none ("answer").
+var argumentWords = []string{"answer", "args", "tool", "table", "columns", "where", "value", "citations"}
+
 // withoutAnswer is the action schema of a turn after an answer failed
 // ungrounded twice in a row: the question's constrained tools but answer,
 // so that the model looks something up instead of giving it a third time.
@@ -113,11 +117,20 @@ func (r *run) withoutAnswer(ctx context.Context) (json.RawMessage, error) {
 // with a capital letter or a digit, but common words) must be in the
 // question or in a result of this question. A small model otherwise
 // answers with the worked example's answer ("Ana Ruiz repaired it on 3
-// May") or one it made up. It returns nil for a grounded answer.
+// May") or one it made up. An answer that is only a word of the call (a
+// tool's name, "answer": argumentWords) is refused too. It returns nil
+// for a grounded answer.
 func (r *run) ungrounded(args json.RawMessage) *CallError {
 	var aa AnswerArgs
 	if json.Unmarshal(args, &aa) != nil {
 		return nil // the answer tool decoded it already
+	}
+	if said := strings.ToLower(strings.Trim(aa.Answer, " .\"'")); slices.Contains(toolNames(r.a.offer), said) || slices.Contains(argumentWords, said) {
+		return &CallError{
+			Tool: ToolAnswer, Kind: FailUngrounded,
+			Msg:  fmt.Sprintf("the answer %q is a word of the call, not what a result showed", aa.Answer),
+			Hint: "look it up first (select), then answer with the value a result showed",
+		}
 	}
 	seen := map[string]bool{}
 	for _, w := range idToken.FindAllString(strings.ToLower(r.ans.Question+"\n"+strings.Join(r.results(), "\n")), -1) {

@@ -136,3 +136,19 @@ func hasBranch(t *testing.T, schema json.RawMessage, tool string) bool {
 	_, ok := branchArgs(t, schema, tool)
 	return ok
 }
+
+// An answer that is only a word of the call ("answer", as the action
+// model wrote after a failed query) is refused; the model's next call
+// looks it up.
+func TestAgentActionModel_AnAnswerOfTheCallsOwnWordsIsRefused(t *testing.T) {
+	m := script(actionModel,
+		`{"tool":"answer","args":{"answer":"answer","confidence":0.9}}`,
+		`{"tool":"select","args":{"table":"parts","columns":["name"],"where":[{"column":"plant","op":"=","value":"Brno"}]}}`)
+	ans := askExample(t, m, "Which parts are made in Brno?")
+	if len(ans.Steps) == 0 || ans.Steps[0].ErrorKind != FailUngrounded {
+		t.Fatalf("steps %+v; want the answer \"answer\" refused", ans.Steps)
+	}
+	if !ans.Answered || !strings.Contains(ans.Text, "Comfort saddle") {
+		t.Errorf("answer %q, want the parts made in Brno", ans.Text)
+	}
+}
