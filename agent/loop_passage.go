@@ -288,7 +288,10 @@ func namedTableWords(tables []kg.Table, question string, qw []string, linked map
 // with a rating below 3.0 cannot …"), one whose chunk does not write a
 // code the question writes (questionCodes: "QI-2025-04"), one that does not name what a
 // "which" question asks for (namesWhatIsAsked), or one without a number
-// of its own for a question that asks for a number (asksANumber). done
+// of its own for a question that asks for a number (asksANumber), nor,
+// for a question that asks for the first of an order (asksAnOrder), one
+// that writes two values of the tables the question does not
+// (sentenceValueCount: the answer and a condition beside it). done
 // reports whether the question ended. A question asked for yes or no
 // (yesNoQuestion) is answered only by a sentence that names every content
 // word of it: "Yes", or "No" when one of the two says "not" and the other
@@ -324,6 +327,11 @@ func (r *run) passageAnswer(ctx context.Context) (done bool, err error) {
 	}
 	if ok, err := r.namesWhatIsAsked(ctx, data, best.text); err != nil || !ok {
 		return false, err // "Which supplier …?" is not answered by a sentence that names no supplier
+	}
+	if asksAnOrder(r.ans.Question) {
+		if n, err := r.sentenceValueCount(ctx, data, best.text); err != nil || n >= 2 {
+			return false, err // "the most expensive part at the Brno plant" answers a narrower question
+		}
 	}
 	if asksANumber(r.ans.Question, data) && !slices.ContainsFunc(wordNumbers(best.text), func(n string) bool { return !slices.Contains(wordNumbers(r.ans.Question), n) }) {
 		return false, nil // "What is the unit cost of …?" is not answered by a sentence without a number of its own
@@ -395,6 +403,28 @@ func (r *run) placePassage(ctx context.Context, data []kg.Table) (p passage, ok 
 		}
 	}
 	return p, false, nil
+}
+
+// sentenceValueCount counts the distinct values of the data tables'
+// columns that a sentence writes whole and the question does not (value
+// linking over the sentence): an answer and, beside it, a condition the
+// question does not set ("The 48V battery pack is the most expensive part
+// at the Brno plant." for "What is the most expensive part?").
+func (r *run) sentenceValueCount(ctx context.Context, data []kg.Table, sentence string) (int, error) {
+	inSentence, err := r.a.tools.linkValues(ctx, data, sentence)
+	if err != nil {
+		return 0, err
+	}
+	var seen []string
+	for _, vs := range inSentence {
+		for _, v := range vs {
+			lv := strings.ToLower(v)
+			if namedWhole(sentence, v) && !namedWhole(r.ans.Question, v) && !slices.Contains(seen, lv) {
+				seen = append(seen, lv)
+			}
+		}
+	}
+	return len(seen), nil
 }
 
 // namesWhatIsAsked reports whether a sentence can answer what a "which"

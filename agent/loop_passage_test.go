@@ -453,3 +453,18 @@ func TestAgentActionModel_FiltersOnTheRowASentenceDescribes(t *testing.T) {
 		}
 	}
 }
+
+// A sentence that ranks under a condition the question does not set ("…
+// the most expensive part at the Brno plant") does not answer the
+// question's order over every row; one without such a condition does.
+func TestAgentActionModel_AnOrderUnderAnotherConditionIsNoAnswer(t *testing.T) {
+	m := script(actionModel, `{"tool":"select","args":{"table":"parts","columns":["name"],"order_by":{"column":"unit_cost_eur","desc":true},"limit":1}}`)
+	ans := askExample(t, m, "What is the most expensive part?")
+	if ans.Tokens.Turns != 1 || ans.Text != "Carbon frame GV7" {
+		t.Errorf("answer %q after %d turns, want the model's query: Carbon frame GV7", ans.Text, ans.Tokens.Turns)
+	}
+	ans = askExample(t, script(actionModel), "What is the most used frame at the Porto plant?")
+	if ans.Tokens.Turns != 0 || ans.Text != "The Aluminium frame TR5 is the most used frame at the Porto plant." {
+		t.Errorf("answer %q after %d turns, want the sentence without a turn", ans.Text, ans.Tokens.Turns)
+	}
+}

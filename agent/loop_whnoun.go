@@ -777,7 +777,9 @@ func (r *run) countRows(ctx context.Context, args json.RawMessage) (counted json
 // writes whole holds it, and exactly one such column and word fit,
 // kgforge runs the query again with that column containing the word
 // (contains), as a step of its own (Step.By), and takes the result when
-// rows match (rerunMatching). filtered is that query, nil when none.
+// rows match (rerunMatching); a lookup of one column the question does
+// not name selects that column instead ("What is the cheapest frame?"
+// selected the category). filtered is that query, nil when none.
 func (r *run) kindFilter(ctx context.Context, args json.RawMessage, out string) (filtered json.RawMessage, result string, err error) {
 	if _, _, isRows := ResultRows(out); !isRows {
 		return nil, "", nil
@@ -829,5 +831,8 @@ func (r *run) kindFilter(ctx context.Context, args json.RawMessage, out string) 
 	}
 	where, _ := m["where"].([]any)
 	m["where"] = append(where, map[string]any{"column": fit[0].column, "op": "contains", "value": fit[0].word})
+	if c.Aggregate == nil && len(c.Columns) == 1 && c.Columns[0] != fit[0].column && !questionNames(r.ans.Question, c.Columns[0]) {
+		m["columns"] = []string{fit[0].column} // "What is the cheapest frame?" selected the category
+	}
 	return r.rerunMatching(ctx, m)
 }

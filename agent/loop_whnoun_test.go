@@ -518,6 +518,10 @@ func TestAgentActionModel_FiltersOnTheKindTheNamesShare(t *testing.T) {
 	}{
 		{"Which wheelset is the cheapest?", cheapest, true, "28-inch city wheelset"},
 		{"What is the cheapest frame?", cheapest, true, "Aluminium frame CT3"},
+		// the model's column, which the question does not name, gives way to the names'
+		{"What is the cheapest frame?", `{"table":"parts","columns":["category"],"order_by":{"column":"unit_cost_eur","desc":false},"limit":1}`, true, "Aluminium frame CT3"},
+		// a column the question names stays
+		{"What is the unit cost of the cheapest wheelset?", `{"table":"parts","columns":["unit_cost_eur"],"order_by":{"column":"unit_cost_eur","desc":false},"limit":1}`, true, "64"},
 		// "part" names the table: every part
 		{"What is the cheapest part?", cheapest, false, "Comfort saddle"},
 		// the value the question writes is the filter's (addFilter), not a kind
