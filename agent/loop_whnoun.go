@@ -647,11 +647,12 @@ func (r *run) sumCounted(ctx context.Context, args json.RawMessage) (summed json
 // the question names: "How many units of the City 300 were ordered in
 // total?" counted the scrap records, and no column of production_plan_scrap
 // holds "City 300". When a typed query counts (or sums, averages, takes
-// the maximum or minimum of) rows, filters on no value the question
-// writes but another data table holds ("2025-W15" on part_id of
-// production_plan_scrap), counts no table the question counts by name
-// (countNoun, whTable), and no column its table offers holds a value the
-// question writes whole that a column of another data table holds (value linking),
+// the maximum or minimum of) rows, counts no table the question counts
+// by name (countNoun, whTable), and the question writes whole a value
+// that a column of another data table holds and no column its table
+// offers (value linking: "2025-W15", filtered on part_id of
+// production_plan_scrap, is a week of the production plan; "Brno", which
+// a joined part's plant holds, does not keep the query where it is),
 // kgforge runs the aggregate on that other table filtered on that value
 // (=), as a step of its own (Step.By): a count counts its rows, another
 // aggregate takes the column the question names after its aggregate word
@@ -668,9 +669,7 @@ func (r *run) valueTable(ctx context.Context, args json.RawMessage) (moved json.
 	if whTable(countNoun(r.ans.Question), r.schema) == c.Table {
 		return nil, "", nil
 	}
-	if len(r.namedValues(c.Table, t.columns)) > 0 {
-		return nil, "", nil // the query's table can filter on what the question names
-	}
+	here := r.namedValues(c.Table, t.columns)
 	type cell struct{ table, column, value string }
 	var cells []cell
 	for _, st := range r.schema {
@@ -684,19 +683,13 @@ func (r *run) valueTable(ctx context.Context, args json.RawMessage) (moved json.
 			}
 		}
 		for _, n := range r.namedValues(st.name, own) {
-			cells = append(cells, cell{st.name, n.column, n.value})
+			if !slices.ContainsFunc(here, func(h linkedFilter) bool { return strings.EqualFold(h.value, n.value) }) {
+				cells = append(cells, cell{st.name, n.column, n.value}) // the query's table cannot filter on it
+			}
 		}
 	}
 	if len(cells) == 0 {
 		return nil, "", nil
-	}
-	// A filter on a value the question writes stands unless another
-	// table holds that value ("2025-W15" filtered on part_id of the scrap
-	// records, a week of the production plan).
-	for _, w := range c.Where {
-		if namedWhole(r.ans.Question, w.Value) && !slices.ContainsFunc(cells, func(x cell) bool { return strings.EqualFold(x.value, w.Value) }) {
-			return nil, "", nil
-		}
 	}
 	slices.SortStableFunc(cells, func(a, b cell) int { return len(b.value) - len(a.value) })
 	var fit []cell

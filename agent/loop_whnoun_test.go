@@ -408,6 +408,8 @@ func TestAgentActionModel_AggregatesTheTableThatHoldsTheValue(t *testing.T) {
 		{"How many orders of the Volt E8 are there?", `{"table":"parts","where":[{"column":"name","op":"=","value":"Volt E8"}],"aggregate":{"fn":"count","column":"part_id"}}`, "orders", "11"},
 		// the value fails the model's query on a number column: moved all the same
 		{"How many orders of the Volt E8 are there?", `{"table":"parts","where":[{"column":"unit_cost_eur","op":"=","value":"Volt E8"}],"aggregate":{"fn":"count","column":"part_id"}}`, "orders", "11"},
+		// one value the query's table holds, one only orders hold: orders, filtered on both
+		{"How many orders did Cicla Distribution place for the Porto plant?", `{"table":"parts","where":[{"column":"plant","op":"=","value":"Porto"}],"aggregate":{"fn":"count","column":"part_id"}}`, "orders", "4"},
 		// a value the query's table holds: the filter stands
 		{"How many parts are made in Brno?", `{"table":"parts","where":[{"column":"plant","op":"=","value":"Brno"}],"aggregate":{"fn":"count","column":"part_id"}}`, "", "7"},
 		// parts reach suppliers.name: the model's table can filter on it
