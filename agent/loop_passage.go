@@ -392,18 +392,38 @@ func (r *run) placePassage(ctx context.Context, data []kg.Table) (p passage, ok 
 	if err != nil {
 		return p, false, err
 	}
-	for _, cand := range all {
-		if slices.ContainsFunc(values, func(v string) bool { return !namedWhole(cand.text, v) }) {
-			continue
-		}
-		for _, m := range placeIn.FindAllStringSubmatch(cand.text, -1) {
-			if !namedWhole(r.ans.Question, m[1]) {
-				return cand, true, nil
+	p, ok = placeSentence(all, values, r.ans.Question, noun[0] == "city" || noun[0] == "town")
+	return p, ok, nil
+}
+
+// placeSentence returns the first of sentences that writes every one of
+// values whole and a place after "in" that the question does not write
+// (placeIn); for a city (or a town) first one that writes the place
+// before the larger place it lies in ("in Milan, Italy": cityIn), as
+// "… resells bicycles to dealers in Italy." names a country.
+func placeSentence(sentences []passage, values []string, question string, city bool) (passage, bool) {
+	patterns := []*regexp.Regexp{placeIn}
+	if city {
+		patterns = []*regexp.Regexp{cityIn, placeIn}
+	}
+	for _, re := range patterns {
+		for _, cand := range sentences {
+			if slices.ContainsFunc(values, func(v string) bool { return !namedWhole(cand.text, v) }) {
+				continue
+			}
+			for _, m := range re.FindAllStringSubmatch(cand.text, -1) {
+				if !namedWhole(question, m[1]) {
+					return cand, true
+				}
 			}
 		}
 	}
-	return p, false, nil
+	return passage{}, false
 }
+
+// cityIn matches a place written before the larger place it lies in
+// ("in Milan, Italy").
+var cityIn = regexp.MustCompile(`\bin ([A-Z][\p{L}-]+), [A-Z]`)
 
 // sentenceValueCount counts the distinct values of the data tables'
 // columns that a sentence writes whole and the question does not (value

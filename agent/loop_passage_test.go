@@ -468,3 +468,26 @@ func TestAgentActionModel_AnOrderUnderAnotherConditionIsNoAnswer(t *testing.T) {
 		t.Errorf("answer %q after %d turns, want the sentence without a turn", ans.Text, ans.Tokens.Turns)
 	}
 }
+
+func TestPlaceSentence(t *testing.T) {
+	sentences := []passage{
+		{text: "Cicla Distribution buys all four Velora models."},
+		{text: "Cicla Distribution resells bicycles to dealers in Italy."},
+		{text: "Cicla Distribution is a bicycle distributor in Milan, Italy."},
+	}
+	q := "In which city is Cicla Distribution based?"
+	values := []string{"Cicla Distribution"}
+	if got, ok := placeSentence(sentences, values, q, true); !ok || got.text != sentences[2].text {
+		t.Errorf("a city: %q, %v; want the sentence that writes Milan, Italy", got.text, ok)
+	}
+	if got, ok := placeSentence(sentences, values, "In which country is Cicla Distribution?", false); !ok || got.text != sentences[1].text {
+		t.Errorf("a country: %q, %v; want the first sentence with a place", got.text, ok)
+	}
+	// a place the question writes is no answer; a sentence without the value neither
+	if _, ok := placeSentence(sentences[1:2], values, "Which city in Italy is Cicla Distribution in?", true); ok {
+		t.Error("took Italy, which the question writes")
+	}
+	if _, ok := placeSentence(sentences, []string{"Pedal & Co"}, q, true); ok {
+		t.Error("took a sentence that does not name Pedal & Co")
+	}
+}
