@@ -377,14 +377,7 @@ func (r *run) placePassage(ctx context.Context, data []kg.Table) (p passage, ok 
 			return p, false, nil // the tables say where: a query's
 		}
 	}
-	var values []string
-	for _, vs := range r.linked {
-		for _, v := range vs {
-			if namedWhole(r.ans.Question, v) && !slices.Contains(values, v) {
-				values = append(values, v)
-			}
-		}
-	}
+	values := r.writtenValues()
 	if len(values) == 0 {
 		return p, false, nil
 	}
@@ -594,10 +587,6 @@ func (r *run) passageFilter(ctx context.Context, args json.RawMessage, out strin
 	if len(r.namedValues(c.Table, t.columns)) > 0 {
 		return nil, "", nil
 	}
-	sentences, data, err := r.filterSentences(ctx)
-	if err != nil {
-		return nil, "", err
-	}
 	var m map[string]any
 	if json.Unmarshal(args, &m) != nil {
 		return nil, "", nil
@@ -605,13 +594,35 @@ func (r *run) passageFilter(ctx context.Context, args json.RawMessage, out strin
 	if c.Aggregate == nil {
 		asCount(m, t.columns[0])
 	}
+	return r.filterOnSentenceNames(ctx, m, c.Table, t.columns, nil, func(p passage, v linkedFilter) bool {
+		return namesOneRow(r.ans.Question, c.Table, v.column) && len(linkWords(p.covered, []string{v.column}, c.Table, v.value)) > 0
+	})
+}
+
+// filterOnSentenceNames runs the typed query m filtered (=) on one value
+// a sentence names, alone, as a step of kgforge's own (Step.By): over
+// the question's sentences a filter may take a value from
+// (filterSentences) that reads accepts (every one when nil), the values
+// of the columns table offers that the sentence writes and the question
+// does not (sentenceNames, the longest first) that fits accepts, taking
+// the first result with rows that match (rerunMatching). passageFilter,
+// bridgeFilter and describedFilter differ only in which sentences and
+// values they take. filtered is that query, nil when none.
+func (r *run) filterOnSentenceNames(ctx context.Context, m map[string]any, table string, columns []string, reads func(passage) bool, fits func(passage, linkedFilter) bool) (filtered json.RawMessage, result string, err error) {
+	sentences, data, err := r.filterSentences(ctx)
+	if err != nil {
+		return nil, "", err
+	}
 	for _, p := range sentences {
-		values, err := r.sentenceNames(ctx, data, p.text, c.Table, t.columns)
+		if reads != nil && !reads(p) {
+			continue
+		}
+		values, err := r.sentenceNames(ctx, data, p.text, table, columns)
 		if err != nil {
 			return nil, "", err
 		}
 		for _, v := range values {
-			if !namesOneRow(r.ans.Question, c.Table, v.column) || len(linkWords(p.covered, []string{v.column}, c.Table, v.value)) == 0 {
+			if !fits(p, v) {
 				continue
 			}
 			m["where"] = []map[string]string{{"column": v.column, "op": "=", "value": v.value}}
@@ -856,30 +867,10 @@ func (r *run) bridgeFilter(ctx context.Context, args json.RawMessage, out string
 	if len(bridges) == 0 {
 		return nil, "", nil
 	}
-	sentences, data, err := r.filterSentences(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	for _, p := range sentences {
-		if !slices.ContainsFunc(bridges, func(b string) bool { return namedWhole(p.text, b) }) {
-			continue
-		}
-		values, err := r.sentenceNames(ctx, data, p.text, target, tt.columns)
-		if err != nil {
-			return nil, "", err
-		}
-		for _, v := range values {
-			m := map[string]any{
-				"table":     target,
-				"where":     []map[string]string{{"column": v.column, "op": "=", "value": v.value}},
-				"aggregate": map[string]any{"fn": "count", "column": tt.columns[0]},
-			}
-			if raw, res, err := r.rerunMatching(ctx, m); err != nil || raw != nil {
-				return raw, res, err
-			}
-		}
-	}
-	return nil, "", nil
+	m := map[string]any{"table": target, "aggregate": map[string]any{"fn": "count", "column": tt.columns[0]}}
+	return r.filterOnSentenceNames(ctx, m, target, tt.columns, func(p passage) bool {
+		return slices.ContainsFunc(bridges, func(b string) bool { return namedWhole(p.text, b) })
+	}, func(passage, linkedFilter) bool { return true })
 }
 
 // sentenceNames returns the values a sentence writes whole of the columns
@@ -967,37 +958,20 @@ func (r *run) describedFilter(ctx context.Context, args json.RawMessage, out str
 	for _, n := range r.namedValues(c.Table, t.columns) {
 		named[n.column] = true
 	}
-	sentences, data, err := r.filterSentences(ctx)
-	if err != nil {
-		return nil, "", err
-	}
 	var m map[string]any
 	if json.Unmarshal(args, &m) != nil {
 		return nil, "", nil
 	}
-	for _, p := range sentences {
-		writesAll := true
+	return r.filterOnSentenceNames(ctx, m, c.Table, t.columns, func(p passage) bool {
 		for _, w := range c.Where {
-			writesAll = writesAll && namedWhole(p.text, w.Value)
-		}
-		if !writesAll {
-			continue
-		}
-		values, err := r.sentenceNames(ctx, data, p.text, c.Table, t.columns)
-		if err != nil {
-			return nil, "", err
-		}
-		for _, v := range values {
-			if strings.Contains(v.column, ".") || onColumn[v.column] || named[v.column] || !describedRow(r.ans.Question, c.Table, v.column) || len(linkWords(p.covered, []string{v.column}, c.Table, v.value)) < minLinkWords {
-				continue
-			}
-			m["where"] = []map[string]string{{"column": v.column, "op": "=", "value": v.value}}
-			if raw, res, err := r.rerunMatching(ctx, m); err != nil || raw != nil {
-				return raw, res, err
+			if !namedWhole(p.text, w.Value) {
+				return false
 			}
 		}
-	}
-	return nil, "", nil
+		return true
+	}, func(p passage, v linkedFilter) bool {
+		return !strings.Contains(v.column, ".") && !onColumn[v.column] && !named[v.column] && describedRow(r.ans.Question, c.Table, v.column) && len(linkWords(p.covered, []string{v.column}, c.Table, v.value)) >= minLinkWords
+	})
 }
 
 // maxDescribedWords is how many words may stand between "the" and the
@@ -1010,11 +984,12 @@ const maxDescribedWords = 2
 // noun of the table's name or of the column's (namesOneRow, with words
 // between: "the largest customer" for orders.customer).
 func describedRow(question, table, column string) bool {
-	for i, w := range strings.Fields(question) {
+	fields := strings.Fields(question)
+	for i, w := range fields {
 		if !strings.EqualFold(w, "the") {
 			continue
 		}
-		rest := strings.Fields(question)[i:]
+		rest := fields[i:]
 		for k := 0; k <= maxDescribedWords && k+1 < len(rest); k++ {
 			if namesOneRow("the "+rest[k+1], table, column) && !slices.ContainsFunc(rest[1:k+1], func(x string) bool { return strings.EqualFold(x, "the") }) {
 				return true

@@ -620,6 +620,20 @@ func (r *run) namedValues(table string, columns []string) []linkedFilter {
 	return named
 }
 
+// writtenValues returns the values linked to the question, of any
+// column, that the question writes whole (namedWhole), each once.
+func (r *run) writtenValues() []string {
+	var values []string
+	for _, vs := range r.linked {
+		for _, v := range vs {
+			if namedWhole(r.ans.Question, v) && !slices.Contains(values, v) {
+				values = append(values, v)
+			}
+		}
+	}
+	return values
+}
+
 // linkedOf returns the values linked to the question in a column the
 // query's table offers.
 func (r *run) linkedOf(table, col string) []string {

@@ -785,14 +785,7 @@ func (r *run) kindFilter(ctx context.Context, args json.RawMessage, out string) 
 	for _, w := range c.Where {
 		onColumn[w.Column] = true
 	}
-	var whole []string // the values the question writes whole
-	for _, vs := range r.linked {
-		for _, v := range vs {
-			if namedWhole(r.ans.Question, v) {
-				whole = append(whole, v)
-			}
-		}
-	}
+	whole := r.writtenValues()
 	tableWords := words(c.Table)
 	type kind struct{ column, word string }
 	var fit []kind
